@@ -1,0 +1,125 @@
+#include "engine/base/numbers.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace keel {
+
+size_t DecimalDigits(uint64_t value) {
+  size_t digits = 1;
+  while (value >= 10) {
+    value /= 10;
+    digits++;
+  }
+  return digits;
+}
+
+size_t FormatUint64(uint64_t value, char* out) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  const size_t length = DecimalDigits(value);
+  size_t i = length;
+  while (value >= 100) {
+    const size_t pair = static_cast<size_t>(value % 100) * 2;
+    value /= 100;
+    out[--i] = kPairs[pair + 1];
+    out[--i] = kPairs[pair];
+  }
+  if (value >= 10) {
+    const size_t pair = static_cast<size_t>(value) * 2;
+    out[--i] = kPairs[pair + 1];
+    out[--i] = kPairs[pair];
+  } else {
+    out[--i] = static_cast<char>('0' + value);
+  }
+  return length;
+}
+
+size_t FormatInt64(int64_t value, char* out) {
+  if (value >= 0) return FormatUint64(static_cast<uint64_t>(value), out);
+  out[0] = '-';
+  // Negate in unsigned arithmetic so that INT64_MIN does not overflow.
+  return 1 + FormatUint64(0 - static_cast<uint64_t>(value), out + 1);
+}
+
+std::string Int64ToString(int64_t value) {
+  char text[kInt64TextMax + 1];
+  return std::string(text, FormatInt64(value, text));
+}
+
+size_t FormatDouble(double value, char* out) {
+  if (std::isinf(value)) {
+    const char* text = value > 0 ? "inf" : "-inf";
+    const size_t length = std::strlen(text);
+    std::memcpy(out, text, length);
+    return length;
+  }
+  if (std::isnan(value)) {
+    std::memcpy(out, "nan", 3);
+    return 3;
+  }
+  const int length = std::snprintf(out, kDoubleTextMax, "%.17g", value);
+  return length > 0 ? static_cast<size_t>(length) : 0;
+}
+
+char AsciiToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    if (AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
+  }
+  return true;
+}
+
+std::string AsciiLowercase(std::string_view text) {
+  std::string result(text);
+  for (char& c : result) c = AsciiToLower(c);
+  return result;
+}
+
+std::string AsciiUppercase(std::string_view text) {
+  std::string result(text);
+  for (char& c : result) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+  }
+  return result;
+}
+
+bool ParseStrictInt64(std::string_view text, int64_t* value) {
+  // Redis's string2ll refuses anything of 21 characters or more (LONG_STR_SIZE).
+  if (text.empty() || text.size() >= 21) return false;
+  if (text.size() == 1 && text[0] == '0') {
+    *value = 0;
+    return true;
+  }
+  size_t i = 0;
+  bool negative = false;
+  if (text[0] == '-') {
+    negative = true;
+    i = 1;
+    if (i == text.size()) return false;
+  }
+  if (text[i] < '1' || text[i] > '9') return false;
+  uint64_t magnitude = static_cast<uint64_t>(text[i] - '0');
+  for (i++; i < text.size(); i++) {
+    const char c = text[i];
+    if (c < '0' || c > '9') return false;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (magnitude > (UINT64_MAX - digit) / 10) return false;
+    magnitude = magnitude * 10 + digit;
+  }
+  if (negative) {
+    if (magnitude > static_cast<uint64_t>(INT64_MAX) + 1) return false;
+    *value = static_cast<int64_t>(0 - magnitude);
+  } else {
+    if (magnitude > static_cast<uint64_t>(INT64_MAX)) return false;
+    *value = static_cast<int64_t>(magnitude);
+  }
+  return true;
+}
+
+}  // namespace keel

@@ -1,0 +1,36 @@
+// Number formatting and parsing shared by replies, INFO and commands.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace keel {
+
+// Writes the decimal form of `value` to `out` (at least kInt64TextMax bytes) and returns its
+// length. No terminating NUL.
+inline constexpr size_t kInt64TextMax = 20;
+size_t FormatInt64(int64_t value, char* out);
+size_t FormatUint64(uint64_t value, char* out);
+std::string Int64ToString(int64_t value);
+
+// Digits in the decimal form of `value` (1 for 0).
+size_t DecimalDigits(uint64_t value);
+
+// Redis's "%.17g" form of a double as its RESP replies print it ("inf", "-inf" and "nan" spelled
+// so). Returns the length written to `out` (at least kDoubleTextMax bytes).
+inline constexpr size_t kDoubleTextMax = 40;
+size_t FormatDouble(double value, char* out);
+
+// Case-insensitive ASCII comparison (command names, options, config names).
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+char AsciiToLower(char c);
+std::string AsciiLowercase(std::string_view text);
+std::string AsciiUppercase(std::string_view text);
+
+// Redis's string2ll: a strict decimal int64 (no "+", no leading zeros, no spaces, "-0" refused,
+// at most 20 characters). Returns false when the text is not exactly such a number.
+bool ParseStrictInt64(std::string_view text, int64_t* value);
+
+}  // namespace keel

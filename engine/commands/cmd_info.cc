@@ -1,0 +1,347 @@
+// INFO: the server's state in Redis 7.0's section layout and field names.
+#include <cstdio>
+
+#include "engine/base/numbers.h"
+#include "engine/commands/context.h"
+
+namespace keel {
+namespace {
+
+// Redis's bytesToHuman: "1.34M".
+std::string HumanBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "K", "M", "G", "T", "P"};
+  char text[64];
+  if (bytes < 1024) {
+    std::snprintf(text, sizeof(text), "%.0fB", bytes);
+    return text;
+  }
+  int unit = 0;
+  while (bytes >= 1024 && unit < 5) {
+    bytes /= 1024;
+    unit++;
+  }
+  std::snprintf(text, sizeof(text), "%.2f%s", bytes, kUnits[unit]);
+  return text;
+}
+
+std::string Fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", decimals, value);
+  return text;
+}
+
+class InfoWriter {
+ public:
+  void Section(std::string_view title) {
+    if (!text_.empty()) text_ += "\r\n";
+    text_ += "# ";
+    text_ += title;
+    text_ += "\r\n";
+  }
+  void Field(std::string_view name, std::string_view value) {
+    text_ += name;
+    text_ += ':';
+    text_ += value;
+    text_ += "\r\n";
+  }
+  void Field(std::string_view name, int64_t value) { Field(name, Int64ToString(value)); }
+  void Field(std::string_view name, uint64_t value) {
+    Field(name, Int64ToString(static_cast<int64_t>(value)));
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+void ServerSection(CommandContext& context, InfoWriter& info) {
+  Engine& engine = context.engine;
+  const ProcessInfo process = engine.env().Process();
+  const int64_t uptime_s = (engine.now_monotonic_us() - engine.start_monotonic_us()) / 1000000;
+  info.Section("Server");
+  info.Field("redis_version", kRedisCompatibleVersion);
+  info.Field("keel_version", kKeelVersion);
+  info.Field("redis_git_sha1", "00000000");
+  info.Field("redis_git_dirty", "0");
+  info.Field("redis_build_id", "0");
+  info.Field("redis_mode", "standalone");
+  info.Field("os", process.os);
+  info.Field("arch_bits", "64");
+  info.Field("monotonic_clock", "POSIX clock_gettime");
+  info.Field("multiplexing_api", "epoll");
+  info.Field("atomicvar_api", "c11-builtin");
+  info.Field("gcc_version", "0.0.0");
+  info.Field("process_id", process.pid);
+  info.Field("process_supervised", "no");
+  info.Field("run_id", engine.run_id());
+  info.Field("tcp_port", engine.settings().port);
+  info.Field("server_time_usec", engine.wall_ms() * 1000);
+  info.Field("uptime_in_seconds", uptime_s);
+  info.Field("uptime_in_days", uptime_s / 86400);
+  info.Field("hz", engine.settings().hz);
+  info.Field("configured_hz", engine.settings().hz);
+  info.Field("lru_clock", (engine.wall_ms() / 1000) & ((1 << 24) - 1));
+  info.Field("executable", process.executable);
+  info.Field("config_file", engine.startup().config_file);
+  info.Field("io_threads_active", "0");
+}
+
+void ClientsSection(CommandContext& context, InfoWriter& info) {
+  info.Section("Clients");
+  info.Field("connected_clients", static_cast<uint64_t>(context.engine.client_count()));
+  info.Field("cluster_connections", "0");
+  info.Field("maxclients", context.engine.settings().maxclients);
+  info.Field("client_recent_max_input_buffer", "0");
+  info.Field("client_recent_max_output_buffer", "0");
+  info.Field("blocked_clients", "0");
+  info.Field("tracking_clients", "0");
+  info.Field("clients_in_timeout_table", "0");
+}
+
+void MemorySection(CommandContext& context, InfoWriter& info) {
+  Engine& engine = context.engine;
+  MemoryAccountant& memory = engine.memory();
+  const auto used = static_cast<double>(memory.used_bytes_total());
+  const auto rss = static_cast<double>(memory.resource().ResidentBytes());
+  const int64_t maxmemory = engine.settings().maxmemory;
+  info.Section("Memory");
+  info.Field("used_memory", static_cast<uint64_t>(used));
+  info.Field("used_memory_human", HumanBytes(used));
+  info.Field("used_memory_rss", static_cast<uint64_t>(rss));
+  info.Field("used_memory_rss_human", HumanBytes(rss));
+  info.Field("used_memory_dataset", static_cast<uint64_t>(memory.used_bytes(MemoryUse::kKeyspace)));
+  info.Field("mem_clients_normal",
+             static_cast<uint64_t>(memory.used_bytes(MemoryUse::kQueryBuffers) +
+                                   memory.used_bytes(MemoryUse::kReplyBuffers)));
+  info.Field("maxmemory", maxmemory);
+  info.Field("maxmemory_human", HumanBytes(static_cast<double>(maxmemory)));
+  info.Field("maxmemory_policy", engine.config().Get(*Config::Find("maxmemory-policy")));
+  info.Field("mem_fragmentation_ratio", Fixed(used > 0 ? rss / used : 0, 2));
+  info.Field("mem_fragmentation_bytes", static_cast<int64_t>(rss - used));
+  info.Field("mem_allocator", "libc");
+}
+
+void PersistenceSection(InfoWriter& info) {
+  // Redis's values for a server that has never saved and has no AOF.
+  info.Section("Persistence");
+  info.Field("loading", "0");
+  info.Field("async_loading", "0");
+  info.Field("rdb_changes_since_last_save", "0");
+  info.Field("rdb_bgsave_in_progress", "0");
+  info.Field("rdb_last_bgsave_status", "ok");
+  info.Field("rdb_last_bgsave_time_sec", "-1");
+  info.Field("rdb_current_bgsave_time_sec", "-1");
+  info.Field("rdb_saves", "0");
+  info.Field("aof_enabled", "0");
+  info.Field("aof_rewrite_in_progress", "0");
+  info.Field("aof_rewrite_scheduled", "0");
+  info.Field("aof_last_rewrite_time_sec", "-1");
+  info.Field("aof_current_rewrite_time_sec", "-1");
+  info.Field("aof_last_bgrewrite_status", "ok");
+  info.Field("aof_rewrites", "0");
+  info.Field("aof_last_write_status", "ok");
+}
+
+void StatsSection(CommandContext& context, InfoWriter& info) {
+  const ServerStats& stats = context.engine.stats();
+  info.Section("Stats");
+  info.Field("total_connections_received", stats.total_connections_received);
+  info.Field("total_commands_processed", stats.total_commands_processed);
+  info.Field("instantaneous_ops_per_sec", stats.ops_rate.PerSecond());
+  info.Field("total_net_input_bytes", stats.total_net_input_bytes);
+  info.Field("total_net_output_bytes", stats.total_net_output_bytes);
+  info.Field("instantaneous_input_kbps",
+             Fixed(static_cast<double>(stats.input_rate.PerSecond()) / 1024, 2));
+  info.Field("instantaneous_output_kbps",
+             Fixed(static_cast<double>(stats.output_rate.PerSecond()) / 1024, 2));
+  info.Field("rejected_connections", stats.rejected_connections);
+  info.Field("expired_keys", stats.expired_keys);
+  info.Field("evicted_keys", stats.evicted_keys);
+  info.Field("keyspace_hits", stats.keyspace_hits);
+  info.Field("keyspace_misses", stats.keyspace_misses);
+  info.Field("pubsub_channels", "0");
+  info.Field("pubsub_patterns", "0");
+  info.Field("unexpected_error_replies", stats.unexpected_error_replies);
+  info.Field("total_error_replies", stats.total_error_replies);
+  info.Field("client_query_buffer_limit_disconnections",
+             stats.client_query_buffer_limit_disconnections);
+  info.Field("client_output_buffer_limit_disconnections",
+             stats.client_output_buffer_limit_disconnections);
+}
+
+void ReplicationSection(CommandContext& context, InfoWriter& info) {
+  info.Section("Replication");
+  info.Field("role", "master");
+  info.Field("connected_slaves", "0");
+  info.Field("master_failover_state", "no-failover");
+  info.Field("master_replid", context.engine.run_id());
+  info.Field("master_replid2", "0000000000000000000000000000000000000000");
+  info.Field("master_repl_offset", "0");
+  info.Field("second_repl_offset", "-1");
+  info.Field("repl_backlog_active", "0");
+  info.Field("repl_backlog_size", "1048576");
+  info.Field("repl_backlog_first_byte_offset", "0");
+  info.Field("repl_backlog_histlen", "0");
+}
+
+void CpuSection(CommandContext& context, InfoWriter& info) {
+  const ProcessInfo process = context.engine.env().Process();
+  const double system_s = static_cast<double>(process.cpu_system_us) / 1e6;
+  const double user_s = static_cast<double>(process.cpu_user_us) / 1e6;
+  info.Section("CPU");
+  info.Field("used_cpu_sys", Fixed(system_s, 6));
+  info.Field("used_cpu_user", Fixed(user_s, 6));
+  info.Field("used_cpu_sys_children", "0.000000");
+  info.Field("used_cpu_user_children", "0.000000");
+  info.Field("used_cpu_sys_main_thread", Fixed(system_s, 6));
+  info.Field("used_cpu_user_main_thread", Fixed(user_s, 6));
+}
+
+void CommandStatsSection(CommandContext& context, InfoWriter& info) {
+  info.Section("Commandstats");
+  const ServerStats& stats = context.engine.stats();
+  for (const CommandSpec* spec : context.engine.registry().all()) {
+    const CommandStats& command = stats.commands[spec->id];
+    if (command.calls == 0 && command.rejected_calls == 0 && command.failed_calls == 0) continue;
+    const double per_call =
+        command.calls ? static_cast<double>(command.usec) / static_cast<double>(command.calls) : 0;
+    info.Field("cmdstat_" + spec->full_name,
+               "calls=" + Int64ToString(static_cast<int64_t>(command.calls)) +
+                   ",usec=" + Int64ToString(static_cast<int64_t>(command.usec)) +
+                   ",usec_per_call=" + Fixed(per_call, 2) +
+                   ",rejected_calls=" + Int64ToString(static_cast<int64_t>(command.rejected_calls)) +
+                   ",failed_calls=" + Int64ToString(static_cast<int64_t>(command.failed_calls)));
+  }
+}
+
+void ErrorStatsSection(CommandContext& context, InfoWriter& info) {
+  info.Section("Errorstats");
+  for (const auto& [code, count] : context.engine.stats().errors) {
+    info.Field("errorstat_" + code, "count=" + Int64ToString(static_cast<int64_t>(count)));
+  }
+}
+
+void KeyspaceSection(CommandContext& context, InfoWriter& info) {
+  info.Section("Keyspace");
+  for (int i = 0; i < context.engine.database_count(); i++) {
+    const Database& db = context.engine.database(i);
+    if (db.size() == 0) continue;
+    info.Field("db" + Int64ToString(i), "keys=" + Int64ToString(static_cast<int64_t>(db.size())) +
+                                            ",expires=" +
+                                            Int64ToString(static_cast<int64_t>(db.expires_count())) +
+                                            ",avg_ttl=0");
+  }
+}
+
+struct Section {
+  std::string_view name;
+  bool in_default;
+  void (*write)(CommandContext&, InfoWriter&);
+};
+
+constexpr Section kSections[] = {
+    {"server", true, ServerSection},
+    {"clients", true, ClientsSection},
+    {"memory", true, MemorySection},
+    {"persistence", true, [](CommandContext&, InfoWriter& info) { PersistenceSection(info); }},
+    {"stats", true, StatsSection},
+    {"replication", true, ReplicationSection},
+    {"cpu", true, CpuSection},
+    {"modules", true, [](CommandContext&, InfoWriter& info) { info.Section("Modules"); }},
+    {"commandstats", false, CommandStatsSection},
+    {"errorstats", true, ErrorStatsSection},
+    {"cluster", true,
+     [](CommandContext&, InfoWriter& info) {
+       info.Section("Cluster");
+       info.Field("cluster_enabled", "0");
+     }},
+    {"keyspace", true, KeyspaceSection},
+};
+
+void CmdInfo(CommandContext& context) {
+  // INFO [section ...]: no argument or "default" gives the default sections, "all" every section
+  // but modules, "everything" all of them; unknown names select nothing.
+  bool selected[std::size(kSections)] = {};
+  if (context.argc() == 1) {
+    for (size_t i = 0; i < std::size(kSections); i++) selected[i] = kSections[i].in_default;
+  }
+  for (size_t a = 1; a < context.argc(); a++) {
+    const std::string_view name = context.arg(a);
+    for (size_t i = 0; i < std::size(kSections); i++) {
+      const bool everything = OptionIs(name, "all") || OptionIs(name, "everything");
+      if (everything || (OptionIs(name, "default") && kSections[i].in_default) ||
+          OptionIs(name, kSections[i].name)) {
+        selected[i] = true;
+      }
+    }
+  }
+  InfoWriter info;
+  for (size_t i = 0; i < std::size(kSections); i++) {
+    if (selected[i]) kSections[i].write(context, info);
+  }
+  context.reply.Verbatim(info.text());
+}
+
+void CmdShutdown(CommandContext& context) {
+  // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: without persistence every form but ABORT stops
+  // the server; ABORT has no shutdown in progress to cancel.
+  bool abort = false;
+  for (size_t i = 1; i < context.argc(); i++) {
+    const std::string_view option = context.arg(i);
+    if (OptionIs(option, "ABORT")) {
+      abort = true;
+    } else if (!OptionIs(option, "NOSAVE") && !OptionIs(option, "SAVE") &&
+               !OptionIs(option, "NOW") && !OptionIs(option, "FORCE")) {
+      context.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  if (abort) {
+    if (context.argc() != 2) {
+      context.reply.Error(errors::kSyntax);
+      return;
+    }
+    context.reply.Error("ERR No shutdown in progress.");
+    return;
+  }
+  context.engine.Log(LogLevel::kWarning, "User requested shutdown...");
+  context.engine.RequestShutdown();
+  // Redis closes the connection without a reply on success.
+  context.client.flags |= kClientCloseAfterReply;
+}
+
+constexpr CommandDef kServerCommands[] = {
+    {.name = "info",
+     .arity = -1,
+     .flags = "loading stale",
+     .acl = "@dangerous",
+     .keys = "",
+     .group = "server",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .summary = "Get information and statistics about the server",
+     .args = "?*section:string",
+     .handler = CmdInfo,
+     .history = "7.0.0 Added support for taking multiple section arguments.",
+     .tips = "nondeterministic_output request_policy:all_shards response_policy:special"},
+    {.name = "shutdown",
+     .arity = -1,
+     .flags = "admin noscript loading stale no_multi allow_busy",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "1.0.0",
+     .complexity = "O(N) when saving, where N is the total number of keys in all databases when "
+                   "saving data, otherwise O(1)",
+     .summary = "Synchronously save the dataset to disk and then shut down the server",
+     .args = "?nosave_save:oneof{nosave=NOSAVE save=SAVE} ?now=NOW@7.0.0 ?force=FORCE@7.0.0 "
+             "?abort=ABORT@7.0.0",
+     .handler = CmdShutdown,
+     .history = "7.0.0 Added the `NOW`, `FORCE` and `ABORT` modifiers."},
+};
+
+}  // namespace
+
+void RegisterServerCommands(Registry& registry) { registry.Add(kServerCommands); }
+
+}  // namespace keel

@@ -1,0 +1,74 @@
+// CommandContext: what a command handler sees, and the error texts shared across families.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "engine/commands/command_spec.h"
+#include "engine/server/client.h"
+#include "engine/server/engine.h"
+#include "engine/server/version.h"
+
+namespace keel {
+
+class CommandContext {
+ public:
+  CommandContext(Engine& engine, Client& client, std::span<const std::string_view> args,
+                 const CommandSpec& spec)
+      : engine(engine), client(client), reply(client.reply()), args(args), spec(spec) {}
+
+  size_t argc() const { return args.size(); }
+  std::string_view arg(size_t index) const { return args[index]; }
+  Database& db() { return engine.database(client.db_index); }
+  // The command-time snapshot (wall-clock ms): every expiry decision of this command uses it.
+  int64_t now_ms() const { return engine.command_time_ms(); }
+
+  Engine& engine;
+  Client& client;
+  ReplyBuilder& reply;
+  std::span<const std::string_view> args;
+  const CommandSpec& spec;
+};
+
+// Error texts used by more than one family, as redis-server 7.0 writes them.
+namespace errors {
+inline constexpr std::string_view kSyntax = "ERR syntax error";
+inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
+inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kOom =
+    "OOM command not allowed when used memory > 'maxmemory'.";
+}  // namespace errors
+
+// "ERR wrong number of arguments for 'config|set' command".
+std::string WrongArityError(const CommandSpec& spec);
+// "ERR unknown subcommand 'foo'. Try CONFIG HELP." for the container of `spec`'s family.
+std::string UnknownSubcommandError(std::string_view container_as_typed, std::string_view sub);
+
+// Client names (CLIENT SETNAME, HELLO SETNAME) may hold printable ASCII without spaces only, so
+// that CLIENT LIST stays parseable; empty clears the name.
+inline bool ValidClientName(std::string_view name) {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+inline constexpr std::string_view kBadClientName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+
+// Option matching as Redis's C code compares: the argument up to its first NUL byte, any case.
+bool OptionIs(std::string_view arg, std::string_view option);
+
+// The families' registration functions (one per cmd_*.cc), called by the Engine.
+void RegisterConnectionCommands(Registry& registry);
+void RegisterClientCommands(Registry& registry);
+void RegisterKeyCommands(Registry& registry);
+void RegisterStringCommands(Registry& registry);
+void RegisterServerCommands(Registry& registry);
+void RegisterConfigCommands(Registry& registry);
+void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
+
+}  // namespace keel

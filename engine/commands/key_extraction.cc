@@ -1,0 +1,77 @@
+#include "engine/commands/key_extraction.h"
+
+#include "engine/base/numbers.h"
+
+namespace keel {
+
+bool CommandHasKeys(const CommandSpec& spec) {
+  if (spec.key_specs.empty()) return false;
+  for (const KeySpec& key_spec : spec.key_specs) {
+    if (!(key_spec.flags & kKeyNotKey)) return true;
+  }
+  return false;
+}
+
+bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args,
+                 std::vector<KeyReference>* keys) {
+  keys->clear();
+  const int argc = static_cast<int>(args.size());
+  for (const KeySpec& key_spec : spec.key_specs) {
+    if (key_spec.flags & kKeyNotKey) continue;
+    int first = 0;
+    if (key_spec.begin == KeySpec::Begin::kIndex) {
+      first = key_spec.index;
+    } else if (key_spec.begin == KeySpec::Begin::kKeyword) {
+      const int start = key_spec.start_from > 0 ? key_spec.start_from : argc + key_spec.start_from;
+      const int end = key_spec.start_from > 0 ? argc - 1 : 1;
+      for (int i = start; i != end; i = start <= end ? i + 1 : i - 1) {
+        if (i >= argc || i < 1) break;
+        if (EqualsIgnoreCase(args[static_cast<size_t>(i)], key_spec.keyword)) {
+          first = i + 1;
+          break;
+        }
+      }
+      if (first == 0) continue;  // keyword absent: this spec names no key
+    } else {
+      keys->clear();
+      return false;
+    }
+    int last = 0;
+    int step = 1;
+    if (key_spec.find == KeySpec::Find::kRange) {
+      step = key_spec.key_step;
+      if (key_spec.last_key >= 0) {
+        last = first + key_spec.last_key;
+      } else if (key_spec.limit == 0) {
+        last = argc + key_spec.last_key;
+      } else {
+        last = first + ((argc - first) / key_spec.limit + key_spec.last_key);
+      }
+    } else if (key_spec.find == KeySpec::Find::kKeynum) {
+      step = key_spec.key_step;
+      const int count_index = first + key_spec.keynum_index;
+      int64_t count = 0;
+      if (key_spec.keynum_index >= argc || count_index >= argc ||
+          !ParseStrictInt64(args[static_cast<size_t>(count_index)], &count) || count < 0 ||
+          count > argc) {
+        keys->clear();
+        return false;
+      }
+      first += key_spec.first_key;
+      last = first + static_cast<int>(count) - 1;
+    } else {
+      keys->clear();
+      return false;
+    }
+    if (last >= argc || last < first || first >= argc) {
+      keys->clear();
+      return false;
+    }
+    for (int i = first; i <= last; i += step) {
+      keys->push_back({static_cast<size_t>(i), key_spec.flags});
+    }
+  }
+  return true;
+}
+
+}  // namespace keel

@@ -1,0 +1,27 @@
+// Finding the keys of a command from its key specs (COMMAND GETKEYS now; ACL key permissions and
+// client tracking later), as Redis's getKeysUsingKeySpecs does.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "engine/commands/command_spec.h"
+
+namespace keel {
+
+struct KeyReference {
+  size_t position;  // index into the arguments
+  uint32_t flags;   // KeySpecFlag bits of the spec that found it
+};
+
+// Whether the command has key arguments at all (specs not all marked not_key).
+bool CommandHasKeys(const CommandSpec& spec);
+
+// Fills `keys` from `args` (args[0] is the command name). Returns false when the arguments do
+// not fit the specs (a key position past the end, a bad key count); `keys` is then empty.
+bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args,
+                 std::vector<KeyReference>* keys);
+
+}  // namespace keel

@@ -1,0 +1,96 @@
+#include "engine/commands/registry.h"
+
+#include <cstdio>
+
+#include "engine/base/assert.h"
+#include "engine/base/numbers.h"
+
+namespace keel {
+
+uint64_t Registry::HashName(std::string_view name) {
+  // FNV-1a over case-folded bytes: command names are short, and this needs no copy.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : name) {
+    hash ^= static_cast<unsigned char>(AsciiToLower(c));
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+void Registry::Add(std::span<const CommandDef> defs) {
+  for (const CommandDef& def : defs) {
+    auto spec = std::make_unique<CommandSpec>();
+    std::string error = ParseCommandDef(def, spec.get());
+    if (!error.empty()) {
+      std::fprintf(stderr, "keel: bad command definition '%.*s': %s\n",
+                   static_cast<int>(def.name.size()), def.name.data(), error.c_str());
+      KEEL_ASSERT(error.empty());
+    }
+    Insert(std::move(spec));
+  }
+}
+
+void Registry::Insert(std::unique_ptr<CommandSpec> spec) {
+  spec->id = static_cast<uint32_t>(all_.size());
+  all_.push_back(spec.get());
+  const size_t bar = spec->full_name.find('|');
+  if (bar != std::string::npos) {
+    const std::string parent_name = spec->full_name.substr(0, bar);
+    CommandSpec* parent = nullptr;
+    for (auto& owned : owned_) {
+      if (owned->full_name == parent_name) parent = owned.get();
+    }
+    KEEL_ASSERT(parent != nullptr);
+    KEEL_ASSERT(parent->FindSubcommand(spec->name) == nullptr);
+    spec->parent = parent;
+    parent->subcommands.push_back(std::move(spec));
+    return;
+  }
+  KEEL_ASSERT(Find(spec->name) == nullptr);
+  ordered_.push_back(spec.get());
+  owned_.push_back(std::move(spec));
+  Rehash();
+}
+
+void Registry::Rehash() {
+  size_t capacity = 16;
+  while (capacity < ordered_.size() * 2) capacity *= 2;
+  table_.assign(capacity, nullptr);
+  for (const CommandSpec* spec : ordered_) {
+    size_t index = HashName(spec->name) & (capacity - 1);
+    while (table_[index] != nullptr) index = (index + 1) & (capacity - 1);
+    table_[index] = spec;
+  }
+}
+
+const CommandSpec* Registry::Find(std::string_view name) const {
+  if (table_.empty()) return nullptr;
+  const size_t mask = table_.size() - 1;
+  size_t index = HashName(name) & mask;
+  while (const CommandSpec* spec = table_[index]) {
+    if (EqualsIgnoreCase(spec->name, name)) return spec;
+    index = (index + 1) & mask;
+  }
+  return nullptr;
+}
+
+const CommandSpec* Registry::Resolve(std::span<const std::string_view> args,
+                                     bool* unknown_subcommand) const {
+  *unknown_subcommand = false;
+  KEEL_DASSERT(!args.empty());
+  const CommandSpec* spec = Find(args[0]);
+  if (spec == nullptr || !spec->is_container() || args.size() < 2) return spec;
+  const CommandSpec* sub = spec->FindSubcommand(args[1]);
+  if (sub == nullptr) *unknown_subcommand = true;
+  return sub;
+}
+
+const CommandSpec* Registry::FindByFullName(std::string_view full_name) const {
+  const size_t bar = full_name.find('|');
+  if (bar == std::string_view::npos) return Find(full_name);
+  const CommandSpec* parent = Find(full_name.substr(0, bar));
+  if (parent == nullptr) return nullptr;
+  return parent->FindSubcommand(full_name.substr(bar + 1));
+}
+
+}  // namespace keel

@@ -1,0 +1,22 @@
+#include "engine/db/keyspace.h"
+
+namespace keel {
+
+Entry* LookupKey(Engine& engine, Database& db, std::string_view key, LookupIntent intent) {
+  Entry* entry = db.Find(key);
+  if (entry != nullptr && IsExpired(*entry, engine.command_time_ms())) {
+    db.Erase(key);
+    engine.stats().expired_keys++;
+    entry = nullptr;
+  }
+  if (intent == LookupIntent::kRead) {
+    if (entry != nullptr) {
+      engine.stats().keyspace_hits++;
+    } else {
+      engine.stats().keyspace_misses++;
+    }
+  }
+  return entry;
+}
+
+}  // namespace keel

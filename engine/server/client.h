@@ -1,0 +1,70 @@
+// Client: the state of one connection (or of an internal client without one, as the test fixture,
+// the fuzz harnesses and later the AOF loader and Lua use).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/base/memory.h"
+#include "engine/env/env.h"
+#include "engine/resp/reply_builder.h"
+#include "engine/resp/request_parser.h"
+#include "engine/server/output_buffer.h"
+#include "engine/server/query_buffer.h"
+
+namespace keel {
+
+struct CommandSpec;
+
+enum ClientFlag : uint32_t {
+  kClientCloseAfterReply = 1u << 0,  // QUIT, protocol error: close once replies are written
+  kClientCloseAsap = 1u << 1,        // CLIENT KILL, limits: close without writing more
+  kClientPendingWrite = 1u << 2,     // queued in the server's pending-write list
+  kClientWriteInterest = 1u << 3,    // the environment reports kWritable for it
+  kClientPendingInput = 1u << 4,     // queued to run commands left in its query buffer
+  kClientReadPaused = 1u << 5,       // readable interest off (backpressure)
+  kClientNoEvict = 1u << 6,
+  kClientNoTouch = 1u << 7,
+};
+
+class Client {
+ public:
+  Client(uint64_t id, ConnId conn, MemoryAccountant& memory, ReplyChunkPool& pool)
+      : id_(id), conn_(conn), query_(memory), output_(pool), reply_(output_) {}
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  uint64_t id() const { return id_; }
+  ConnId conn() const { return conn_; }
+  bool has_connection() const { return conn_ != 0; }
+
+  QueryBuffer& query() { return query_; }
+  RequestParser& parser() { return parser_; }
+  OutputBuffer& output() { return output_; }
+  ReplyBuilder& reply() { return reply_; }
+
+  uint32_t flags = 0;
+  int db_index = 0;
+  bool authenticated = true;
+  std::string name;
+  std::string peer_address;   // "127.0.0.1:52790"; empty for internal clients
+  std::string local_address;  // "127.0.0.1:6379"
+  bool peer_is_loopback = true;
+  int64_t descriptor = -1;
+  int64_t created_ms = 0;           // wall time of creation (CLIENT LIST age)
+  int64_t last_interaction_ms = 0;  // wall time of the last command (idle, timeout)
+  const CommandSpec* last_command = nullptr;
+  uint64_t commands_processed = 0;
+  // Wall time when the normal-class soft output limit was first exceeded; 0 while under it.
+  int64_t soft_limit_since_ms = 0;
+
+ private:
+  uint64_t id_;
+  ConnId conn_;
+  QueryBuffer query_;
+  RequestParser parser_;
+  OutputBuffer output_;
+  ReplyBuilder reply_;
+};
+
+}  // namespace keel

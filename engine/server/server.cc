@@ -1,0 +1,445 @@
+#include "engine/server/server.h"
+
+#include <algorithm>
+
+#include "engine/base/limits.h"
+#include "engine/base/numbers.h"
+
+namespace keel {
+namespace {
+
+constexpr std::string_view kMaxClientsError = "-ERR max number of clients reached\r\n";
+
+constexpr std::string_view kProtectedModeError =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need to "
+    "do one of the above things in order for the server to start accepting connections from the "
+    "outside.\r\n";
+
+// Redis spells "listen on every IPv4/IPv6 address" as "*" and "::*".
+std::string ListenAddress(std::string_view address) {
+  if (address == "*") return "0.0.0.0";
+  if (address == "::*") return "::";
+  return std::string(address);
+}
+
+}  // namespace
+
+Server::Server(Engine& engine)
+    : engine_(engine),
+      network_(engine.env().network()),
+      events_(limits::kEventsPerWaitMax),
+      read_buffer_(new char[limits::kReadChunkBytes]) {}
+
+Server::~Server() { Shutdown(); }
+
+Status Server::Start() {
+  const ConfigValues& settings = engine_.settings();
+  if (settings.port == 0) return Status::Ok();
+  for (const std::string& configured : settings.bind) {
+    const bool optional = !configured.empty() && configured[0] == '-';
+    const std::string address = ListenAddress(optional ? configured.substr(1) : configured);
+    ListenOptions options;
+    options.address = address;
+    options.port = static_cast<uint16_t>(settings.port);
+    options.backlog = static_cast<int>(settings.tcp_backlog);
+    Result<ListenerId> listener = network_.Listen(options);
+    if (listener.ok()) {
+      listeners_.push_back(*listener);
+      continue;
+    }
+    const StatusCode code = listener.status().code();
+    if (optional && (code == StatusCode::kInvalidArgument || code == StatusCode::kNotFound)) {
+      continue;  // e.g. "-::1" on a machine without IPv6
+    }
+    engine_.Log(LogLevel::kWarning, "Warning: Could not create server TCP listening socket " +
+                                        address + ":" + Int64ToString(settings.port) + ": " +
+                                        listener.status().message());
+    engine_.Log(LogLevel::kWarning,
+                "Failed listening on port " + Int64ToString(settings.port) + " (tcp), aborting.");
+    for (ListenerId open : listeners_) network_.CloseListener(open);
+    listeners_.clear();
+    return listener.status();
+  }
+  return Status::Ok();
+}
+
+std::vector<uint16_t> Server::listening_ports() const {
+  std::vector<uint16_t> ports;
+  for (ListenerId listener : listeners_) ports.push_back(network_.ListenerPort(listener));
+  return ports;
+}
+
+int64_t Server::WaitTimeoutUs() const {
+  if (!pending_input_.empty() || engine_.shutdown_requested()) return 0;
+  const int64_t until_cron = next_cron_us_ - engine_.now_monotonic_us();
+  return until_cron > 0 ? until_cron : 0;
+}
+
+void Server::Run() {
+  while (RunOnce()) {
+  }
+}
+
+bool Server::RunOnce() {
+  if (stopped_) return false;
+  const size_t count = engine_.env().Wait(WaitTimeoutUs(), events_.data(), events_.size());
+  engine_.BeginTimeSlice();
+  KEEL_ASSERT(count <= events_.size());
+
+  for (size_t i = 0; i < count; i++) {
+    const Event& event = events_[i];
+    switch (event.kind) {
+      case EventKind::kListenerReady: Accept(event.handle); break;
+      case EventKind::kReadable:
+      case EventKind::kWritable: {
+        auto it = clients_by_conn_.find(event.handle);
+        if (it == clients_by_conn_.end()) break;  // closed earlier in this iteration
+        Client* client = it->second;
+        if (client->flags & kClientCloseAsap) break;
+        if (event.kind == EventKind::kReadable) {
+          OnReadable(client);
+        } else {
+          OnWritable(client);
+        }
+        break;
+      }
+      case EventKind::kFileSynced: break;  // no file user yet (persistence issue)
+      case EventKind::kShutdownRequested:
+        engine_.Log(LogLevel::kWarning, "Received SIGTERM scheduling shutdown...");
+        engine_.RequestShutdown();
+        break;
+    }
+  }
+
+  // Clients whose pipelines were cut short by the per-turn limit continue now.
+  input_turn_.swap(pending_input_);
+  for (Client* client : input_turn_) {
+    client->flags &= ~kClientPendingInput;
+    if (!(client->flags & kClientCloseAsap)) ProcessPendingInput(client);
+  }
+  input_turn_.clear();
+
+  for (uint64_t id : engine_.TakeCloseRequests()) {
+    if (Client* client = engine_.FindClient(id)) Close(client, "killed");
+  }
+  FlushPendingWrites();
+
+  if (engine_.now_monotonic_us() >= next_cron_us_) {
+    const int64_t hz = std::clamp<int64_t>(engine_.settings().hz, 1, 500);
+    next_cron_us_ = engine_.now_monotonic_us() + 1000000 / hz;
+    engine_.Cron();
+    ClientsCron();
+  }
+  FreeClosed();
+
+  if (engine_.shutdown_requested()) {
+    engine_.Log(LogLevel::kWarning, "User requested shutdown...");
+    Shutdown();
+    engine_.Log(LogLevel::kWarning, "Keel is now ready to exit, bye bye...");
+    return false;
+  }
+  return true;
+}
+
+void Server::Accept(ListenerId listener) {
+  const ConfigValues& settings = engine_.settings();
+  for (size_t i = 0; i < limits::kAcceptsPerEventMax; i++) {
+    ConnInfo info;
+    Result<ConnId> conn = network_.Accept(listener, &info);
+    if (!conn.ok()) {
+      if (conn.status().code() != StatusCode::kWouldBlock) {
+        engine_.Log(LogLevel::kVerbose, "Accepting client connection: " + conn.status().ToString());
+      }
+      return;
+    }
+    engine_.stats().total_connections_received++;
+    std::string_view refusal;
+    if (engine_.client_count() >= static_cast<size_t>(settings.maxclients)) {
+      refusal = kMaxClientsError;
+    } else if (settings.protected_mode && settings.requirepass.empty() && !info.peer_is_loopback) {
+      refusal = kProtectedModeError;
+    }
+    if (!refusal.empty()) {
+      // Best effort, as Redis: the refusal is written once and the connection closed.
+      const ConstSlice slice{refusal.data(), refusal.size()};
+      (void)network_.Write(*conn, &slice, 1);
+      network_.Close(*conn);
+      engine_.stats().rejected_connections++;
+      continue;
+    }
+    Client* client = engine_.NewClient(*conn, &info);
+    clients_by_conn_.emplace(*conn, client);
+    engine_.Log(LogLevel::kVerbose, "Accepted " + info.peer_address);
+  }
+}
+
+void Server::OnReadable(Client* client) {
+  QueryBuffer& query = client->query();
+  const size_t limit = static_cast<size_t>(engine_.settings().client_query_buffer_limit);
+  char* target = read_buffer_.get();
+  size_t room = limits::kReadChunkBytes;
+  const bool into_query = !query.empty();
+  if (into_query) {
+    // A partial command is waiting: read after it, growing at most geometrically and never past
+    // the size of the command the parser is waiting for.
+    const size_t unread = query.unread_size();
+    room = limits::kReadChunkBytes;
+    const size_t wanted = client->parser().bytes_wanted();
+    if (wanted > unread + room) room = std::min(wanted - unread, std::max(room, unread));
+    if (!query.Reserve(room)) {
+      Close(client, "out of memory for its query buffer");
+      return;
+    }
+    target = query.tail();
+    room = query.tail_room();
+  }
+  const IoResult result = network_.Read(client->conn(), target, room);
+  switch (result.code) {
+    case IoCode::kWouldBlock: return;
+    case IoCode::kClosed: Close(client, "client closed connection"); return;
+    case IoCode::kReset: Close(client, "connection reset"); return;
+    case IoCode::kOk: break;
+  }
+  KEEL_ASSERT(result.bytes > 0);
+  KEEL_ASSERT(result.bytes <= room);
+  engine_.stats().total_net_input_bytes += result.bytes;
+  client->last_interaction_ms = engine_.wall_ms();
+
+  if (into_query) {
+    query.Produced(result.bytes);
+    if (query.unread_size() > limit) {
+      engine_.stats().client_query_buffer_limit_disconnections++;
+      engine_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length");
+      Close(client, "query buffer limit");
+      return;
+    }
+    ProcessPendingInput(client);
+    return;
+  }
+  const size_t consumed = ProcessCommands(client, target, result.bytes);
+  if (consumed < result.bytes && !(client->flags & (kClientCloseAsap | kClientCloseAfterReply))) {
+    if (!query.Assign(target + consumed, result.bytes - consumed)) {
+      Close(client, "out of memory for its query buffer");
+    }
+  }
+}
+
+void Server::ProcessPendingInput(Client* client) {
+  QueryBuffer& query = client->query();
+  if (query.empty()) return;
+  const size_t consumed = ProcessCommands(client, query.unread(), query.unread_size());
+  query.Consume(consumed);
+}
+
+size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
+  const ConfigValues& settings = engine_.settings();
+  const ParserLimits parser_limits{settings.proto_max_bulk_len, client->authenticated};
+  size_t position = 0;
+  size_t commands = 0;
+  while (position < size) {
+    if (client->flags & (kClientCloseAsap | kClientCloseAfterReply)) break;
+    if (client->output().pending_bytes() > limits::kReplyBackpressureBytes) {
+      // Stop reading until the client drains its replies (Flush resumes it).
+      UpdateInterest(client, false, true);
+      client->flags |= kClientReadPaused;
+      break;
+    }
+    if (commands == limits::kCommandsPerTurnMax) {
+      if (!(client->flags & kClientPendingInput)) {
+        client->flags |= kClientPendingInput;
+        pending_input_.push_back(client);
+      }
+      break;
+    }
+    size_t consumed = 0;
+    const ParseResult result =
+        client->parser().Parse(data + position, size - position, parser_limits, &consumed);
+    if (result == ParseResult::kIncomplete) break;
+    if (result == ParseResult::kError) {
+      client->reply().Error("ERR " + client->parser().error());
+      client->flags |= kClientCloseAfterReply;
+      engine_.Log(LogLevel::kVerbose, "Protocol error (" + client->parser().error() +
+                                          ") from client: " + client->peer_address);
+      position = size;
+      break;
+    }
+    if (result == ParseResult::kCommand) {
+      engine_.Execute(*client, client->parser().args());
+      commands++;
+      CheckOutputLimits(client);
+    }
+    position += consumed;
+  }
+  if (!client->output().empty()) QueueWrite(client);
+  return position;
+}
+
+void Server::CheckOutputLimits(Client* client) {
+  const OutputBuffer& output = client->output();
+  if (output.failed()) {
+    engine_.Log(LogLevel::kWarning, "Client " + client->peer_address +
+                                        " closed: out of memory for its replies");
+    engine_.RequestClose(client);
+    return;
+  }
+  const OutputBufferLimit& limit =
+      engine_.settings().output_buffer_limits[static_cast<int>(ClientClass::kNormal)];
+  const auto pending = static_cast<int64_t>(output.pending_bytes());
+  bool exceeded = limit.hard_bytes > 0 && pending >= limit.hard_bytes;
+  if (!exceeded && limit.soft_bytes > 0 && pending >= limit.soft_bytes) {
+    const int64_t now_ms = engine_.wall_ms();
+    if (client->soft_limit_since_ms == 0) client->soft_limit_since_ms = now_ms;
+    exceeded = now_ms - client->soft_limit_since_ms > limit.soft_seconds * 1000;
+  } else if (limit.soft_bytes == 0 || pending < limit.soft_bytes) {
+    client->soft_limit_since_ms = 0;
+  }
+  if (exceeded) {
+    engine_.stats().client_output_buffer_limit_disconnections++;
+    engine_.Log(LogLevel::kWarning,
+                "Client " + client->peer_address +
+                    " scheduled to be closed ASAP for overcoming of output buffer limits.");
+    engine_.RequestClose(client);
+  }
+}
+
+void Server::QueueWrite(Client* client) {
+  if (client->flags & kClientPendingWrite) return;
+  client->flags |= kClientPendingWrite;
+  pending_writes_.push_back(client);
+}
+
+void Server::FlushPendingWrites() {
+  // Flushing never queues new writes, so the list can be walked in place.
+  for (Client* client : pending_writes_) {
+    client->flags &= ~kClientPendingWrite;
+    if (client->flags & kClientCloseAsap) continue;
+    // A client waiting for writability is flushed by its kWritable event instead.
+    if (client->flags & kClientWriteInterest) continue;
+    Flush(client);
+  }
+  pending_writes_.clear();
+}
+
+void Server::OnWritable(Client* client) { Flush(client); }
+
+void Server::Flush(Client* client) {
+  OutputBuffer& output = client->output();
+  ConstSlice slices[limits::kWriteSlicesMax];
+  while (!output.empty()) {
+    const size_t count = output.Gather(slices, limits::kWriteSlicesMax);
+    size_t offered = 0;
+    for (size_t i = 0; i < count; i++) offered += slices[i].size;
+    const IoResult result = network_.Write(client->conn(), slices, count);
+    if (result.code == IoCode::kWouldBlock) break;
+    if (result.code != IoCode::kOk) {
+      Close(client, "write error");
+      return;
+    }
+    KEEL_ASSERT(result.bytes > 0);
+    KEEL_ASSERT(result.bytes <= offered);
+    output.Consume(result.bytes);
+    engine_.stats().total_net_output_bytes += result.bytes;
+    if (result.bytes < offered) break;  // the socket is full; wait for writability
+  }
+  const bool pending = !output.empty();
+  if (!pending && (client->flags & kClientCloseAfterReply)) {
+    Close(client, "close after reply");
+    return;
+  }
+  bool readable = !(client->flags & kClientReadPaused);
+  if ((client->flags & kClientReadPaused) &&
+      output.pending_bytes() <= limits::kReplyBackpressureBytes / 2) {
+    client->flags &= ~kClientReadPaused;
+    readable = true;
+    if (!client->query().empty() && !(client->flags & kClientPendingInput)) {
+      client->flags |= kClientPendingInput;
+      pending_input_.push_back(client);
+    }
+  }
+  UpdateInterest(client, readable, pending);
+}
+
+void Server::UpdateInterest(Client* client, bool readable, bool writable) {
+  const bool was_readable = !(client->flags & kClientReadPaused);
+  const bool was_writable = (client->flags & kClientWriteInterest) != 0;
+  if (readable == was_readable && writable == was_writable) return;
+  if (writable) {
+    client->flags |= kClientWriteInterest;
+  } else {
+    client->flags &= ~kClientWriteInterest;
+  }
+  network_.SetInterest(client->conn(), readable, writable);
+}
+
+void Server::Close(Client* client, std::string_view reason) {
+  if (client->flags & kClientCloseAsap) {
+    // Already requested (CLIENT KILL): make sure it is on the close list exactly once.
+    if (std::find(closed_.begin(), closed_.end(), client) != closed_.end()) return;
+  }
+  client->flags |= kClientCloseAsap;
+  engine_.Log(LogLevel::kVerbose, "Client closed (" + std::string(reason) + ")");
+  closed_.push_back(client);
+}
+
+void Server::FreeClosed() {
+  for (Client* client : closed_) {
+    clients_by_conn_.erase(client->conn());
+    network_.Close(client->conn());
+    std::erase(pending_writes_, client);
+    std::erase(pending_input_, client);
+    engine_.FreeClient(client);
+  }
+  closed_.clear();
+}
+
+void Server::ClientsCron() {
+  // Visit about 1/hz of the clients per call, so that every client is checked once per second.
+  const ConfigValues& settings = engine_.settings();
+  const auto& clients = engine_.clients();
+  const size_t hz = static_cast<size_t>(std::clamp<int64_t>(settings.hz, 1, 500));
+  const size_t budget = std::min(clients.size(), std::max<size_t>(clients.size() / hz, 5));
+  const int64_t now_ms = engine_.wall_ms();
+  auto it = clients.upper_bound(cron_cursor_client_id_);
+  for (size_t visited = 0; visited < budget; visited++) {
+    if (it == clients.end()) it = clients.begin();
+    Client* client = it->second.get();
+    ++it;
+    cron_cursor_client_id_ = client->id();
+    if (!client->has_connection() || (client->flags & kClientCloseAsap)) continue;
+    if (settings.timeout_seconds > 0 &&
+        now_ms - client->last_interaction_ms > settings.timeout_seconds * 1000) {
+      engine_.Log(LogLevel::kVerbose, "Closing idle client");
+      Close(client, "idle timeout");
+      continue;
+    }
+    client->query().ReleaseIfEmpty();
+    if (!client->output().empty()) CheckOutputLimits(client);
+  }
+}
+
+void Server::Shutdown() {
+  if (stopped_) return;
+  stopped_ = true;
+  for (ListenerId listener : listeners_) network_.CloseListener(listener);
+  listeners_.clear();
+  for (auto& [conn, client] : clients_by_conn_) {
+    network_.Close(conn);
+    engine_.FreeClient(client);
+  }
+  clients_by_conn_.clear();
+  pending_writes_.clear();
+  pending_input_.clear();
+  closed_.clear();
+}
+
+}  // namespace keel

@@ -1,0 +1,79 @@
+// Server: the event loop that serves clients over the Env's network.
+//
+// One iteration (RunOnce) is: wait for events (until the next cron tick at most), read every
+// readable connection once, run every complete command in what was read, then write each client's
+// replies with one gathering write, and run cron when due. The same code runs in keel-server
+// (io/) and in the simulator (sim/): everything about connections and commands is here, and the
+// environment only moves bytes and reports readiness.
+//
+// The request path avoids per-command costs: reads land in one shared buffer and commands run on
+// views into it (only a partial command at the end is copied to the client), replies accumulate
+// in pooled chunks, and a connection's interest set changes only when a write is short.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/env/env.h"
+#include "engine/server/engine.h"
+
+namespace keel {
+
+class Server {
+ public:
+  explicit Server(Engine& engine);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Listens on every address of `bind` at `port` (an address with a leading '-' is skipped if
+  // unavailable; port 0 means no TCP listener, as in Redis). Fails with the first listener error
+  // and logs Redis's messages.
+  Status Start();
+
+  // One loop iteration; returns false once shutdown was requested and everything is closed.
+  bool RunOnce();
+  // Iterates until shutdown.
+  void Run();
+
+  // Ports actually bound (for tests that listen on an ephemeral port in the simulator).
+  std::vector<uint16_t> listening_ports() const;
+  size_t connection_count() const { return clients_by_conn_.size(); }
+
+ private:
+  void Accept(ListenerId listener);
+  void OnReadable(Client* client);
+  void OnWritable(Client* client);
+  // Runs the complete commands in data[0, size); returns the bytes consumed.
+  size_t ProcessCommands(Client* client, char* data, size_t size);
+  void ProcessPendingInput(Client* client);
+  void QueueWrite(Client* client);
+  void FlushPendingWrites();
+  void Flush(Client* client);
+  void CheckOutputLimits(Client* client);
+  void UpdateInterest(Client* client, bool readable, bool writable);
+  void Close(Client* client, std::string_view reason);
+  void FreeClosed();
+  void ClientsCron();
+  void Shutdown();
+  int64_t WaitTimeoutUs() const;
+
+  Engine& engine_;
+  Network& network_;
+  std::vector<ListenerId> listeners_;
+  std::unordered_map<ConnId, Client*> clients_by_conn_;
+  std::vector<Client*> pending_writes_;
+  std::vector<Client*> pending_input_;
+  std::vector<Client*> input_turn_;  // pending_input_ being served (kept for its capacity)
+  std::vector<Client*> closed_;
+  std::vector<Event> events_;
+  std::unique_ptr<char[]> read_buffer_;  // shared by all clients: reads land here first
+  int64_t next_cron_us_ = 0;
+  uint64_t cron_cursor_client_id_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace keel

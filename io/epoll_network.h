@@ -1,0 +1,52 @@
+// EpollNetwork: Network over non-blocking TCP sockets and one epoll instance.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/env/env.h"
+
+namespace keel::io {
+
+class EpollNetwork final : public Network {
+ public:
+  // Tags in the epoll user data that tell which kind of descriptor an event is for.
+  enum class Kind : uint8_t { kFree = 0, kListener, kConnection, kWakeup, kSignal };
+
+  explicit EpollNetwork(int epoll_fd) : epoll_fd_(epoll_fd) {}
+  ~EpollNetwork() override;
+
+  Result<ListenerId> Listen(const ListenOptions& options) override;
+  uint16_t ListenerPort(ListenerId listener) override;
+  void CloseListener(ListenerId listener) override;
+  Result<ConnId> Accept(ListenerId listener, ConnInfo* info) override;
+  IoResult Read(ConnId conn, char* buffer, size_t capacity) override;
+  IoResult Write(ConnId conn, const ConstSlice* slices, size_t count) override;
+  void SetInterest(ConnId conn, bool readable, bool writable) override;
+  void Close(ConnId conn) override;
+
+  // Registers a descriptor that is not a socket (eventfd, signalfd) under `kind`.
+  void Watch(int fd, Kind kind);
+
+  // Decodes epoll user data into a handle: the descriptor's kind and its current id.
+  static uint64_t MakeId(int fd, uint32_t generation) {
+    return (static_cast<uint64_t>(generation) << 32) | static_cast<uint32_t>(fd);
+  }
+  static int FdOf(uint64_t id) { return static_cast<int>(id & 0xffffffffu); }
+  Kind KindOf(uint64_t id) const;
+
+ private:
+  struct Slot {
+    Kind kind = Kind::kFree;
+    uint32_t generation = 0;
+  };
+  // The descriptor behind `id` if the id is still current for a descriptor of `kind`, else -1.
+  int Resolve(uint64_t id, Kind kind) const;
+  uint64_t Register(int fd, Kind kind, uint32_t events);
+  void Forget(int fd);
+
+  int epoll_fd_;
+  std::vector<Slot> slots_;  // by descriptor number
+};
+
+}  // namespace keel::io

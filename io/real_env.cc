@@ -1,0 +1,265 @@
+#include "io/real_env.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "io/epoll_network.h"
+#include "io/posix_files.h"
+
+namespace keel::io {
+
+Status ErrnoStatus(int error_number, std::string_view context) {
+  StatusCode code = StatusCode::kIoError;
+  switch (error_number) {
+    case EADDRINUSE: code = StatusCode::kAddressInUse; break;
+    case EACCES:
+    case EPERM: code = StatusCode::kPermissionDenied; break;
+    case ENOENT: code = StatusCode::kNotFound; break;
+    case EEXIST: code = StatusCode::kAlreadyExists; break;
+    case ENOSPC:
+    case EDQUOT: code = StatusCode::kNoSpace; break;
+    case ENOMEM: code = StatusCode::kOutOfMemory; break;
+    case EINVAL:
+    case EADDRNOTAVAIL:
+    case EAFNOSUPPORT: code = StatusCode::kInvalidArgument; break;
+    case ECONNRESET:
+    case EPIPE: code = StatusCode::kReset; break;
+    case EAGAIN: code = StatusCode::kWouldBlock; break;
+    default: break;
+  }
+  return Status(code, std::string(context) + ": " + std::strerror(error_number));
+}
+
+namespace {
+
+class RealClock final : public Clock {
+ public:
+  int64_t MonotonicUs() override { return Read(CLOCK_MONOTONIC); }
+  int64_t WallUs() override { return Read(CLOCK_REALTIME); }
+
+ private:
+  static int64_t Read(clockid_t clock) {
+    timespec now{};
+    clock_gettime(clock, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
+  }
+};
+
+class RealRandom final : public Random {
+ public:
+  uint64_t NextU64() override {
+    uint64_t value = 0;
+    // getrandom never fails for 8 bytes once the pool is initialised; EINTR is retried.
+    while (getrandom(&value, sizeof(value), 0) != sizeof(value)) {
+    }
+    return value;
+  }
+};
+
+class RealMemory final : public MemoryResource {
+ public:
+  void* Allocate(size_t bytes) override { return std::malloc(bytes); }
+  void Deallocate(void* pointer, size_t /*bytes*/) override { std::free(pointer); }
+  size_t ResidentBytes() override {
+    // /proc/self/statm: size resident shared text lib data dt, in pages.
+    FILE* file = std::fopen("/proc/self/statm", "r");
+    if (file == nullptr) return 0;
+    unsigned long pages_total = 0;
+    unsigned long pages_resident = 0;
+    const int fields = std::fscanf(file, "%lu %lu", &pages_total, &pages_resident);
+    std::fclose(file);
+    if (fields != 2) return 0;
+    return pages_resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  }
+};
+
+// redis-server's log line: "pid:M 30 Nov 2026 04:23:39.123 * message".
+class RealLog final : public Log {
+ public:
+  explicit RealLog(std::string path) : path_(std::move(path)) {}
+
+  void Write(LogLevel level, std::string_view line) override {
+    static constexpr char kMarks[] = {'.', '-', '*', '#'};
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    tm local{};
+    localtime_r(&now.tv_sec, &local);
+    char stamp[64];
+    const size_t stamp_length = std::strftime(stamp, sizeof(stamp), "%d %b %Y %H:%M:%S", &local);
+    FILE* out = path_.empty() ? stdout : std::fopen(path_.c_str(), "a");
+    if (out == nullptr) return;
+    std::fprintf(out, "%d:M %.*s.%03d %c %.*s\n", static_cast<int>(getpid()),
+                 static_cast<int>(stamp_length), stamp, static_cast<int>(now.tv_nsec / 1000000),
+                 kMarks[static_cast<int>(level) & 3], static_cast<int>(line.size()), line.data());
+    if (path_.empty()) {
+      std::fflush(out);
+    } else {
+      std::fclose(out);
+    }
+  }
+
+ private:
+  std::string path_;
+};
+
+class RealEnv final : public Env {
+ public:
+  RealEnv(int epoll_fd, int wakeup_fd, int signal_fd, std::string log_path)
+      : epoll_fd_(epoll_fd),
+        wakeup_fd_(wakeup_fd),
+        signal_fd_(signal_fd),
+        network_(epoll_fd),
+        files_(wakeup_fd),
+        log_(std::move(log_path)) {
+    network_.Watch(wakeup_fd_, EpollNetwork::Kind::kWakeup);
+    if (signal_fd_ >= 0) network_.Watch(signal_fd_, EpollNetwork::Kind::kSignal);
+  }
+
+  ~RealEnv() override {
+    if (signal_fd_ >= 0) ::close(signal_fd_);
+    ::close(wakeup_fd_);
+    ::close(epoll_fd_);
+  }
+
+  Clock& clock() override { return clock_; }
+  Random& random() override { return random_; }
+  MemoryResource& memory() override { return memory_; }
+  Network& network() override { return network_; }
+  FileSystem& files() override { return files_; }
+  Log& log() override { return log_; }
+
+  ProcessInfo Process() override {
+    ProcessInfo info;
+    info.pid = getpid();
+    utsname name{};
+    if (uname(&name) == 0) {
+      info.os = std::string(name.sysname) + " " + name.release + " " + name.machine;
+    }
+    char path[4096];
+    const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    if (length > 0) info.executable.assign(path, static_cast<size_t>(length));
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) == 0) {
+      info.cpu_user_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec;
+      info.cpu_system_us = usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
+    }
+    return info;
+  }
+
+  size_t Wait(int64_t timeout_us, Event* events, size_t capacity) override {
+    // Completions reported by the helper thread come first: they were waiting already.
+    size_t count = DrainCompletions(events, capacity);
+    if (count > 0) timeout_us = 0;
+    constexpr int kBatch = 256;
+    epoll_event ready[kBatch];
+    int timeout_ms = -1;
+    if (timeout_us >= 0) timeout_ms = static_cast<int>((timeout_us + 999) / 1000);
+    const int room = static_cast<int>(std::min<size_t>(capacity - count, kBatch));
+    if (room <= 0) return count;
+    const int n = epoll_wait(epoll_fd_, ready, room, timeout_ms);
+    for (int i = 0; i < n && count < capacity; i++) {
+      const uint64_t id = ready[i].data.u64;
+      const uint32_t flags = ready[i].events;
+      switch (network_.KindOf(id)) {
+        case EpollNetwork::Kind::kListener:
+          events[count++] = {EventKind::kListenerReady, StatusCode::kOk, id};
+          break;
+        case EpollNetwork::Kind::kConnection:
+          // A hang-up or error is reported as readable: the read then sees EOF or the failure.
+          if (flags & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+            events[count++] = {EventKind::kReadable, StatusCode::kOk, id};
+          }
+          if ((flags & EPOLLOUT) && count < capacity) {
+            events[count++] = {EventKind::kWritable, StatusCode::kOk, id};
+          }
+          break;
+        case EpollNetwork::Kind::kWakeup: {
+          uint64_t counter = 0;
+          (void)!::read(wakeup_fd_, &counter, sizeof(counter));
+          count += DrainCompletions(events + count, capacity - count);
+          break;
+        }
+        case EpollNetwork::Kind::kSignal: {
+          signalfd_siginfo info{};
+          while (::read(signal_fd_, &info, sizeof(info)) == sizeof(info)) {
+            events[count++] = {EventKind::kShutdownRequested, StatusCode::kOk, info.ssi_signo};
+            if (count == capacity) break;
+          }
+          break;
+        }
+        case EpollNetwork::Kind::kFree: break;  // closed earlier in this batch
+      }
+    }
+    return count;
+  }
+
+ private:
+  size_t DrainCompletions(Event* events, size_t capacity) {
+    if (pending_.empty()) {
+      for (const PosixFiles::Completion& done : files_.TakeCompletions()) pending_.push_back(done);
+    }
+    size_t count = 0;
+    while (!pending_.empty() && count < capacity) {
+      events[count++] = {EventKind::kFileSynced, pending_.front().status, pending_.front().token};
+      pending_.erase(pending_.begin());
+    }
+    return count;
+  }
+
+  int epoll_fd_;
+  int wakeup_fd_;
+  int signal_fd_;
+  RealClock clock_;
+  RealRandom random_;
+  RealMemory memory_;
+  EpollNetwork network_;
+  PosixFiles files_;
+  RealLog log_;
+  std::vector<PosixFiles::Completion> pending_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Env>> NewRealEnv(const RealEnvOptions& options) {
+  const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) return ErrnoStatus(errno, "epoll_create1");
+  const int wakeup_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wakeup_fd < 0) {
+    const int error = errno;
+    ::close(epoll_fd);
+    return ErrnoStatus(error, "eventfd");
+  }
+  int signal_fd = -1;
+  if (options.handle_signals) {
+    // Block the signals in this thread before the fsync helper starts, so that it inherits the
+    // mask and only signalfd ever sees them.
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+    signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (signal_fd < 0) {
+      const int error = errno;
+      ::close(wakeup_fd);
+      ::close(epoll_fd);
+      return ErrnoStatus(error, "signalfd");
+    }
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+  return std::unique_ptr<Env>(new RealEnv(epoll_fd, wakeup_fd, signal_fd, options.log_path));
+}
+
+}  // namespace keel::io
