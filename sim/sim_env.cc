@@ -1,0 +1,364 @@
+#include "sim/sim_env.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/base/assert.h"
+
+namespace keel::sim {
+
+// ---------------------------------------------------------------------------------------------
+void* SimMemory::Allocate(size_t bytes) {
+  KEEL_ASSERT(bytes > 0);
+  if (limit_bytes_ != 0 && used_bytes_ + bytes > limit_bytes_) {
+    refused_count_++;
+    return nullptr;
+  }
+  void* pointer = std::malloc(bytes);
+  if (pointer == nullptr) return nullptr;
+  used_bytes_ += bytes;
+  live_blocks_++;
+  return pointer;
+}
+
+void SimMemory::Deallocate(void* pointer, size_t bytes) {
+  KEEL_ASSERT(pointer != nullptr);
+  KEEL_ASSERT(used_bytes_ >= bytes);
+  KEEL_ASSERT(live_blocks_ > 0);
+  used_bytes_ -= bytes;
+  live_blocks_--;
+  std::free(pointer);
+}
+
+// ---------------------------------------------------------------------------------------------
+SimNetwork::Connection* SimNetwork::FindConnection(ConnId conn) {
+  auto it = connections_.find(conn);
+  return it == connections_.end() ? nullptr : &it->second;
+}
+
+const SimNetwork::Connection* SimNetwork::FindConnection(ConnId conn) const {
+  auto it = connections_.find(conn);
+  return it == connections_.end() ? nullptr : &it->second;
+}
+
+size_t SimNetwork::Chunk(size_t available, size_t limit) {
+  if (limit == 0 || available <= 1) return available;
+  const size_t cap = available < limit ? available : limit;
+  return 1 + static_cast<size_t>(rng_.Below(cap));
+}
+
+Result<ListenerId> SimNetwork::Listen(const ListenOptions& options) {
+  uint16_t port = options.port;
+  if (port == 0) port = next_ephemeral_port_++;
+  for (const auto& [id, listener] : listeners_) {
+    if (listener.port == port) {
+      return Status(StatusCode::kAddressInUse, "bind: Address already in use");
+    }
+  }
+  const ListenerId id = next_id_++;
+  listeners_[id] = Listener{id, port, {}};
+  return id;
+}
+
+uint16_t SimNetwork::ListenerPort(ListenerId listener) {
+  auto it = listeners_.find(listener);
+  return it == listeners_.end() ? 0 : it->second.port;
+}
+
+void SimNetwork::CloseListener(ListenerId listener) {
+  auto it = listeners_.find(listener);
+  if (it == listeners_.end()) return;
+  // Connections never accepted are refused: the clients see their connection closed.
+  for (ConnId conn : it->second.backlog) {
+    if (Connection* connection = FindConnection(conn)) connection->server_closed = true;
+  }
+  listeners_.erase(it);
+}
+
+Result<ConnId> SimNetwork::Accept(ListenerId listener, ConnInfo* info) {
+  auto it = listeners_.find(listener);
+  if (it == listeners_.end() || it->second.backlog.empty()) return Status(StatusCode::kWouldBlock);
+  const ConnId conn = it->second.backlog.front();
+  it->second.backlog.pop_front();
+  Connection* connection = FindConnection(conn);
+  KEEL_ASSERT(connection != nullptr);
+  connection->accepted = true;
+  const std::string client_host = connection->loopback ? "127.0.0.1" : "10.0.0.2";
+  info->peer_address = client_host + ":" + std::to_string(50000 + conn % 10000);
+  info->local_address = "127.0.0.1:" + std::to_string(connection->port);
+  info->peer_is_loopback = connection->loopback;
+  info->descriptor = static_cast<int64_t>(conn);
+  return conn;
+}
+
+IoResult SimNetwork::Read(ConnId conn, char* buffer, size_t capacity) {
+  Connection* connection = FindConnection(conn);
+  if (connection == nullptr || connection->server_closed) return {IoCode::kReset, 0};
+  if (connection->reset) return {IoCode::kReset, 0};
+  if (connection->to_server.empty()) {
+    return {connection->client_closed ? IoCode::kClosed : IoCode::kWouldBlock, 0};
+  }
+  const size_t available = connection->to_server.size() < capacity ? connection->to_server.size()
+                                                                    : capacity;
+  const size_t bytes = Chunk(available, read_bytes_max_);
+  connection->to_server.copy(buffer, bytes);
+  connection->to_server.erase(0, bytes);
+  return {IoCode::kOk, bytes};
+}
+
+IoResult SimNetwork::Write(ConnId conn, const ConstSlice* slices, size_t count) {
+  Connection* connection = FindConnection(conn);
+  if (connection == nullptr || connection->server_closed || connection->reset ||
+      connection->client_closed) {
+    return {IoCode::kReset, 0};
+  }
+  size_t offered = 0;
+  for (size_t i = 0; i < count; i++) offered += slices[i].size;
+  size_t room = offered;
+  if (client_buffer_bytes_max_ != 0) {
+    const size_t held = connection->to_client.size();
+    room = held >= client_buffer_bytes_max_ ? 0 : client_buffer_bytes_max_ - held;
+    if (room > offered) room = offered;
+  }
+  if (room == 0) return {IoCode::kWouldBlock, 0};
+  size_t bytes = Chunk(room, write_bytes_max_);
+  const size_t taken = bytes;
+  for (size_t i = 0; i < count && bytes > 0; i++) {
+    const size_t part = slices[i].size < bytes ? slices[i].size : bytes;
+    connection->to_client.append(slices[i].data, part);
+    bytes -= part;
+  }
+  return {IoCode::kOk, taken};
+}
+
+void SimNetwork::SetInterest(ConnId conn, bool readable, bool writable) {
+  if (Connection* connection = FindConnection(conn)) {
+    connection->readable_interest = readable;
+    connection->writable_interest = writable;
+  }
+}
+
+void SimNetwork::Close(ConnId conn) {
+  if (Connection* connection = FindConnection(conn)) {
+    connection->server_closed = true;
+    connection->to_server.clear();
+  }
+}
+
+SimClientId SimNetwork::Connect(uint16_t port, bool loopback) {
+  for (auto& [id, listener] : listeners_) {
+    if (listener.port != port) continue;
+    const ConnId conn = next_id_++;
+    Connection connection;
+    connection.id = conn;
+    connection.port = port;
+    connection.loopback = loopback;
+    connections_[conn] = std::move(connection);
+    listener.backlog.push_back(conn);
+    return conn;
+  }
+  return 0;
+}
+
+void SimNetwork::Send(SimClientId client, std::string_view bytes) {
+  Connection* connection = FindConnection(client);
+  KEEL_ASSERT(connection != nullptr);
+  if (!connection->server_closed && !connection->client_closed) {
+    connection->to_server.append(bytes);
+  }
+}
+
+std::string SimNetwork::Receive(SimClientId client) {
+  Connection* connection = FindConnection(client);
+  if (connection == nullptr) return {};
+  std::string bytes;
+  bytes.swap(connection->to_client);
+  return bytes;
+}
+
+void SimNetwork::CloseClient(SimClientId client) {
+  if (Connection* connection = FindConnection(client)) connection->client_closed = true;
+}
+
+void SimNetwork::Reset(SimClientId client) {
+  if (Connection* connection = FindConnection(client)) connection->reset = true;
+}
+
+bool SimNetwork::ClosedByServer(SimClientId client) const {
+  const Connection* connection = FindConnection(client);
+  return connection == nullptr || connection->server_closed;
+}
+
+size_t SimNetwork::open_connections() const {
+  size_t open = 0;
+  for (const auto& [id, connection] : connections_) {
+    if (connection.accepted && !connection.server_closed) open++;
+  }
+  return open;
+}
+
+size_t SimNetwork::CollectEvents(Event* events, size_t capacity) {
+  size_t count = 0;
+  for (const auto& [id, listener] : listeners_) {
+    if (count == capacity) return count;
+    if (!listener.backlog.empty()) events[count++] = {EventKind::kListenerReady, StatusCode::kOk, id};
+  }
+  for (const auto& [id, connection] : connections_) {
+    if (!connection.accepted || connection.server_closed) continue;
+    const bool failed = connection.reset;
+    const bool readable = failed || !connection.to_server.empty() || connection.client_closed;
+    if ((readable && connection.readable_interest) || failed) {
+      if (count == capacity) return count;
+      events[count++] = {EventKind::kReadable, StatusCode::kOk, id};
+    }
+    const bool has_room = client_buffer_bytes_max_ == 0 ||
+                          connection.to_client.size() < client_buffer_bytes_max_;
+    if (connection.writable_interest && (has_room || failed)) {
+      if (count == capacity) return count;
+      events[count++] = {EventKind::kWritable, StatusCode::kOk, id};
+    }
+  }
+  return count;
+}
+
+// ---------------------------------------------------------------------------------------------
+Result<FileId> SimFiles::Open(std::string_view path, OpenMode mode) {
+  auto it = files_.find(path);
+  if (mode == OpenMode::kRead && it == files_.end()) {
+    return Status(StatusCode::kNotFound, "open " + std::string(path));
+  }
+  if (it == files_.end()) it = files_.emplace(std::string(path), File{}).first;
+  if (mode == OpenMode::kCreateTruncate) {
+    it->second.content.clear();
+    it->second.synced_size = 0;
+  }
+  const FileId id = next_id_++;
+  handles_[id] = Handle{std::string(path), mode == OpenMode::kAppend};
+  return id;
+}
+
+Result<size_t> SimFiles::ReadAt(FileId file, uint64_t offset, char* buffer, size_t capacity) {
+  auto handle = handles_.find(file);
+  if (handle == handles_.end()) return Status(StatusCode::kNotFound, "no such file handle");
+  const std::string& content = files_[handle->second.path].content;
+  if (offset >= content.size()) return size_t{0};
+  const size_t bytes = std::min<size_t>(capacity, content.size() - offset);
+  content.copy(buffer, bytes, offset);
+  return bytes;
+}
+
+Status SimFiles::Append(FileId file, const ConstSlice* slices, size_t count) {
+  auto handle = handles_.find(file);
+  if (handle == handles_.end()) return Status(StatusCode::kNotFound, "no such file handle");
+  std::string& content = files_[handle->second.path].content;
+  for (size_t i = 0; i < count; i++) content.append(slices[i].data, slices[i].size);
+  return Status::Ok();
+}
+
+Status SimFiles::Truncate(FileId file, uint64_t size) {
+  auto handle = handles_.find(file);
+  if (handle == handles_.end()) return Status(StatusCode::kNotFound, "no such file handle");
+  File& target = files_[handle->second.path];
+  target.content.resize(size);
+  if (target.synced_size > size) target.synced_size = size;
+  return Status::Ok();
+}
+
+Result<uint64_t> SimFiles::Size(FileId file) {
+  auto handle = handles_.find(file);
+  if (handle == handles_.end()) return Status(StatusCode::kNotFound, "no such file handle");
+  return static_cast<uint64_t>(files_[handle->second.path].content.size());
+}
+
+Status SimFiles::SyncAsync(FileId file, uint64_t token) {
+  auto handle = handles_.find(file);
+  if (handle == handles_.end()) return Status(StatusCode::kNotFound, "no such file handle");
+  File& target = files_[handle->second.path];
+  target.synced_size = target.content.size();
+  completions_.emplace_back(token, StatusCode::kOk);
+  return Status::Ok();
+}
+
+Status SimFiles::Close(FileId file) {
+  if (handles_.erase(file) == 0) return Status(StatusCode::kNotFound, "no such file handle");
+  return Status::Ok();
+}
+
+Status SimFiles::Rename(std::string_view from, std::string_view to) {
+  auto it = files_.find(from);
+  if (it == files_.end()) return Status(StatusCode::kNotFound, "rename " + std::string(from));
+  File moved = std::move(it->second);
+  files_.erase(it);
+  files_[std::string(to)] = std::move(moved);
+  for (auto& [id, handle] : handles_) {
+    if (handle.path == from) handle.path = std::string(to);
+  }
+  return Status::Ok();
+}
+
+Status SimFiles::Remove(std::string_view path) {
+  auto it = files_.find(path);
+  if (it == files_.end()) return Status(StatusCode::kNotFound, "unlink " + std::string(path));
+  files_.erase(it);
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> SimFiles::ListDirectory(std::string_view directory) {
+  std::string prefix(directory);
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  std::vector<std::string> names;
+  for (const auto& [path, file] : files_) {
+    if (path.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = path.substr(prefix.size());
+    if (!rest.empty() && rest.find('/') == std::string::npos) names.push_back(rest);
+  }
+  return names;  // std::map order: already sorted
+}
+
+size_t SimFiles::CollectEvents(Event* events, size_t capacity) {
+  size_t count = 0;
+  while (count < capacity && !completions_.empty()) {
+    events[count++] = {EventKind::kFileSynced, completions_.front().second,
+                       completions_.front().first};
+    completions_.pop_front();
+  }
+  return count;
+}
+
+const std::string* SimFiles::Content(std::string_view path) const {
+  auto it = files_.find(path);
+  return it == files_.end() ? nullptr : &it->second.content;
+}
+
+// ---------------------------------------------------------------------------------------------
+void SimLog::Write(LogLevel /*level*/, std::string_view line) {
+  // Keep a bounded tail: a long simulation must not grow the log without limit.
+  if (lines_.size() >= 10000) lines_.erase(lines_.begin(), lines_.begin() + 5000);
+  lines_.emplace_back(line);
+  if (echo_) std::fprintf(stderr, "[sim log] %.*s\n", static_cast<int>(line.size()), line.data());
+}
+
+// ---------------------------------------------------------------------------------------------
+SimEnv::SimEnv(uint64_t seed) : rng_(seed), random_(seed ^ 0x5eed5eed5eed5eedull), network_(rng_) {}
+
+ProcessInfo SimEnv::Process() {
+  ProcessInfo info;
+  info.pid = 4242;
+  info.os = "Simulated";
+  info.executable = "/sim/keel-server";
+  return info;
+}
+
+size_t SimEnv::Wait(int64_t timeout_us, Event* events, size_t capacity) {
+  size_t count = 0;
+  if (shutdown_pending_ && capacity > 0) {
+    shutdown_pending_ = false;
+    events[count++] = {EventKind::kShutdownRequested, StatusCode::kOk, 15};
+  }
+  count += files_.CollectEvents(events + count, capacity - count);
+  count += network_.CollectEvents(events + count, capacity - count);
+  if (count == 0 && timeout_us > 0) clock_.Advance(timeout_us);
+  return count;
+}
+
+}  // namespace keel::sim

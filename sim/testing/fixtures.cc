@@ -1,0 +1,126 @@
+#include "sim/testing/fixtures.h"
+
+#include "engine/base/numbers.h"
+
+namespace keel::testing {
+
+RespValue Array(std::initializer_list<RespValue> elements) {
+  return RespValue::Array(std::vector<RespValue>(elements));
+}
+
+std::vector<RespValue> DecodeAll(std::string_view bytes) {
+  std::vector<RespValue> values;
+  while (!bytes.empty()) {
+    RespValue value;
+    size_t consumed = 0;
+    const DecodeStatus status = DecodeResp(bytes, &value, &consumed);
+    EXPECT_NE(status, DecodeStatus::kInvalid) << "invalid RESP: " << bytes;
+    if (status != DecodeStatus::kOk) break;
+    values.push_back(std::move(value));
+    bytes.remove_prefix(consumed);
+  }
+  return values;
+}
+
+std::string Request(std::initializer_list<std::string_view> args) {
+  std::string request = "*" + Int64ToString(static_cast<int64_t>(args.size())) + "\r\n";
+  for (std::string_view arg : args) {
+    request += "$" + Int64ToString(static_cast<int64_t>(arg.size())) + "\r\n";
+    request.append(arg);
+    request += "\r\n";
+  }
+  return request;
+}
+
+void CommandTest::SetUp() { StartEngine(); }
+
+void CommandTest::StartEngine(Config config) {
+  client_ = nullptr;
+  engine_.reset();
+  engine_ = std::make_unique<Engine>(env_, std::move(config));
+  client_ = engine_->NewClient(0, nullptr);
+}
+
+std::string CommandTest::RunArgs(std::span<const std::string_view> args) {
+  engine_->RunCommand(*client_, args);
+  OutputBuffer& output = client_->output();
+  std::string bytes;
+  ConstSlice slices[64];
+  while (!output.empty()) {
+    const size_t count = output.Gather(slices, 64);
+    size_t taken = 0;
+    for (size_t i = 0; i < count; i++) {
+      bytes.append(slices[i].data, slices[i].size);
+      taken += slices[i].size;
+    }
+    output.Consume(taken);
+  }
+  return bytes;
+}
+
+std::string CommandTest::RunRaw(std::initializer_list<std::string_view> args) {
+  return RunArgs(std::span<const std::string_view>(args.begin(), args.size()));
+}
+
+RespValue CommandTest::DecodeOne(const std::string& bytes) {
+  std::vector<RespValue> replies = DecodeAll(bytes);
+  EXPECT_EQ(replies.size(), 1u) << "expected exactly one reply, got: " << bytes;
+  return replies.empty() ? RespValue() : replies.front();
+}
+
+RespValue CommandTest::Run(std::initializer_list<std::string_view> args) {
+  return DecodeOne(RunRaw(args));
+}
+
+RespValue CommandTest::Run(const std::vector<std::string>& args) {
+  std::vector<std::string_view> views(args.begin(), args.end());
+  return DecodeOne(RunArgs(views));
+}
+
+void ServerTest::SetUp() { StartServer(); }
+
+void ServerTest::TearDown() {
+  server_.reset();
+  engine_.reset();
+}
+
+void ServerTest::StartServer(Config config) {
+  server_.reset();
+  engine_.reset();
+  engine_ = std::make_unique<Engine>(env_, std::move(config));
+  server_ = std::make_unique<Server>(*engine_);
+  ASSERT_TRUE(server_->Start().ok());
+  ASSERT_FALSE(server_->listening_ports().empty());
+  port_ = server_->listening_ports().front();
+}
+
+sim::SimClientId ServerTest::Connect() {
+  const sim::SimClientId client = env_.sim_network().Connect(port_);
+  EXPECT_NE(client, 0u);
+  Settle();
+  return client;
+}
+
+void ServerTest::Settle(int iterations_max) {
+  // Each iteration either handles ready events or, when none is ready, lets virtual time reach
+  // the next cron tick; two idle iterations in a row mean nothing is left to do.
+  int idle = 0;
+  for (int i = 0; i < iterations_max && idle < 2; i++) {
+    const uint64_t before = engine_->stats().total_net_input_bytes +
+                            engine_->stats().total_net_output_bytes +
+                            engine_->stats().total_connections_received;
+    if (!server_->RunOnce()) return;
+    const uint64_t after = engine_->stats().total_net_input_bytes +
+                           engine_->stats().total_net_output_bytes +
+                           engine_->stats().total_connections_received;
+    idle = after == before ? idle + 1 : 0;
+  }
+}
+
+std::vector<RespValue> ServerTest::Exchange(sim::SimClientId client, std::string_view request) {
+  env_.sim_network().Send(client, request);
+  Settle();
+  return DecodeAll(env_.sim_network().Receive(client));
+}
+
+}  // namespace keel::testing
