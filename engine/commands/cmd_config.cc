@@ -91,6 +91,19 @@ void CmdConfigSet(CommandContext& context) {
                         std::string(failed_name) + "') - " + failure);
     return;
   }
+  // Moving the listeners is the one change that can fail after validation (the port is taken).
+  const ConfigValues& now = context.engine.settings();
+  const ConfigValues& next = staged.values();
+  if ((next.port != now.port || next.bind != now.bind) && context.engine.listener_control()) {
+    if (!context.engine.listener_control()->Rebind(next).ok()) {
+      const bool port_changed = next.port != now.port;
+      context.reply.Error(std::string("ERR CONFIG SET failed (possibly related to argument '") +
+                          (port_changed ? "port" : "bind") + "') - " +
+                          (port_changed ? "Unable to listen on this port"
+                                        : "Failed to bind to specified addresses."));
+      return;
+    }
+  }
   context.engine.config() = std::move(staged);
   context.reply.Ok();
 }

@@ -38,6 +38,14 @@ struct StartupInfo {
   std::vector<std::string> command_line;  // argv, for logs
 };
 
+// Lets CONFIG SET port/bind move the listeners while the server runs. Implemented by Server.
+class ListenerControl {
+ public:
+  virtual ~ListenerControl() = default;
+  // Listens as `next` says and stops listening as before; on failure nothing changes.
+  virtual Status Rebind(const ConfigValues& next) = 0;
+};
+
 class Engine : public ErrorObserver {
  public:
   Engine(Env& env, Config config, StartupInfo startup = {});
@@ -95,6 +103,10 @@ class Engine : public ErrorObserver {
   void RequestClose(Client* client);
   std::vector<uint64_t> TakeCloseRequests() { return std::move(close_requests_); }
 
+  // The server's listeners, when a Server runs this engine (else nullptr).
+  ListenerControl* listener_control() { return listener_control_; }
+  void set_listener_control(ListenerControl* control) { listener_control_ = control; }
+
   // Set by SHUTDOWN or a termination signal; the Server loop stops when it sees it.
   bool shutdown_requested() const { return shutdown_requested_; }
   void RequestShutdown() { shutdown_requested_ = true; }
@@ -123,6 +135,7 @@ class Engine : public ErrorObserver {
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;
+  ListenerControl* listener_control_ = nullptr;
 
   int64_t mono_anchor_us_ = 0;
   int64_t wall_anchor_us_ = 0;

@@ -43,7 +43,37 @@ Server::Server(Engine& engine)
 Server::~Server() { Shutdown(); }
 
 Status Server::Start() {
-  const ConfigValues& settings = engine_.settings();
+  Status status = OpenListeners(engine_.settings(), &listeners_);
+  if (status.ok()) engine_.set_listener_control(this);
+  return status;
+}
+
+Status Server::Rebind(const ConfigValues& next) {
+  // Open the new listeners first, so that a failure leaves the old ones serving. When the new set
+  // shares an address and port with the old one (only "bind" changed, say), that fails with
+  // AddressInUse: then close the old ones, open the new ones, and restore the old on failure.
+  std::vector<ListenerId> opened;
+  Status status = OpenListeners(next, &opened);
+  if (!status.ok() && status.code() == StatusCode::kAddressInUse) {
+    for (ListenerId listener : listeners_) network_.CloseListener(listener);
+    listeners_.clear();
+    status = OpenListeners(next, &opened);
+    if (!status.ok()) {
+      // Restore the old listeners; the old configuration is still the live one.
+      Status restored = OpenListeners(engine_.settings(), &listeners_);
+      restored.IgnoreError();  // nothing better to do than keep serving existing clients
+      return status;
+    }
+    listeners_ = std::move(opened);
+    return Status::Ok();
+  }
+  if (!status.ok()) return status;
+  for (ListenerId listener : listeners_) network_.CloseListener(listener);
+  listeners_ = std::move(opened);
+  return Status::Ok();
+}
+
+Status Server::OpenListeners(const ConfigValues& settings, std::vector<ListenerId>* opened) {
   if (settings.port == 0) return Status::Ok();
   for (const std::string& configured : settings.bind) {
     const bool optional = !configured.empty() && configured[0] == '-';
@@ -54,7 +84,7 @@ Status Server::Start() {
     options.backlog = static_cast<int>(settings.tcp_backlog);
     Result<ListenerId> listener = network_.Listen(options);
     if (listener.ok()) {
-      listeners_.push_back(*listener);
+      opened->push_back(*listener);
       continue;
     }
     const StatusCode code = listener.status().code();
@@ -66,8 +96,8 @@ Status Server::Start() {
                                         listener.status().message());
     engine_.Log(LogLevel::kWarning,
                 "Failed listening on port " + Int64ToString(settings.port) + " (tcp), aborting.");
-    for (ListenerId open : listeners_) network_.CloseListener(open);
-    listeners_.clear();
+    for (ListenerId open : *opened) network_.CloseListener(open);
+    opened->clear();
     return listener.status();
   }
   return Status::Ok();
@@ -430,6 +460,7 @@ void Server::ClientsCron() {
 void Server::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
+  if (engine_.listener_control() == this) engine_.set_listener_control(nullptr);
   for (ListenerId listener : listeners_) network_.CloseListener(listener);
   listeners_.clear();
   for (auto& [conn, client] : clients_by_conn_) {

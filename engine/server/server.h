@@ -22,10 +22,10 @@
 
 namespace keel {
 
-class Server {
+class Server final : public ListenerControl {
  public:
   explicit Server(Engine& engine);
-  ~Server();
+  ~Server() override;
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -33,6 +33,9 @@ class Server {
   // unavailable; port 0 means no TCP listener, as in Redis). Fails with the first listener error
   // and logs Redis's messages.
   Status Start();
+
+  // ListenerControl: CONFIG SET port/bind.
+  Status Rebind(const ConfigValues& next) override;
 
   // One loop iteration; returns false once shutdown was requested and everything is closed.
   bool RunOnce();
@@ -44,6 +47,8 @@ class Server {
   size_t connection_count() const { return clients_by_conn_.size(); }
 
  private:
+  // Opens listeners for `settings` into `opened`; on failure closes what it opened.
+  Status OpenListeners(const ConfigValues& settings, std::vector<ListenerId>* opened);
   void Accept(ListenerId listener);
   void OnReadable(Client* client);
   void OnWritable(Client* client);
