@@ -25,6 +25,12 @@ ReplyChunk* ReplyChunkPool::Take(size_t capacity_min) {
     capacity = capacity_min < limits::kReplyChunkBytesMax ? capacity_min : limits::kReplyChunkBytesMax;
   }
   void* block = memory_.Allocate(sizeof(ReplyChunk) + capacity, MemoryUse::kReplyBuffers);
+  if (block == nullptr && capacity > capacity_min) {
+    // Near the memory limit a standard chunk may be refused where the reply itself would fit:
+    // try a chunk of just the size needed (rounded up) before giving up on the client.
+    capacity = (capacity_min + 255) & ~size_t{255};
+    block = memory_.Allocate(sizeof(ReplyChunk) + capacity, MemoryUse::kReplyBuffers);
+  }
   if (block == nullptr) return nullptr;
   auto* chunk = static_cast<ReplyChunk*>(block);
   chunk->next = nullptr;

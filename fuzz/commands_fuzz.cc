@@ -1,0 +1,135 @@
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/base/numbers.h"
+#include "engine/resp/resp_value.h"
+#include "engine/server/engine.h"
+#include "fuzz/harnesses.h"
+#include "sim/sim_env.h"
+
+namespace keel::fuzz {
+namespace {
+
+class Choices {
+ public:
+  Choices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  bool done() const { return position_ >= size_; }
+  uint8_t Byte() { return position_ < size_ ? data_[position_++] : 0; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t position_ = 0;
+};
+
+// The words commands are built from: real names and options so that commands get past arity and
+// parsing, plus implausible values (empty, huge numbers, binary) so that error paths run too.
+constexpr std::string_view kCommands[] = {
+    "get",    "set",    "del",     "exists", "dbsize", "flushdb", "flushall", "select",
+    "ping",   "echo",   "hello",   "reset",  "auth",   "client",  "info",     "config",
+    "command", "quit",  "shutdown", "nosuch", "SET",   "GeT",
+};
+constexpr std::string_view kWords[] = {
+    "k0", "k1", "k2", "k3", "v", "", "NX", "XX", "GET", "EX", "PX", "EXAT", "PXAT", "KEEPTTL",
+    "0", "1", "-1", "100", "9223372036854775807", "-9223372036854775808", "99999999999999999999",
+    "abc", "3", "2", "id", "list", "info", "setname", "getname", "help", "get", "set", "count",
+    "docs", "getkeys", "getkeysandflags", "maxmemory", "hz", "*", "default", "SYNC", "ASYNC",
+    "ABORT", "keyspace", "all", "TYPE", "normal", "resetstat", "AUTH", "SETNAME",
+    std::string_view("\0\r\n\xff", 4), "key with spaces",
+};
+
+std::string Word(Choices& choices) {
+  const uint8_t pick = choices.Byte();
+  if (pick < 240) return std::string(kWords[pick % std::size(kWords)]);
+  // A raw byte string from the input.
+  std::string raw;
+  const size_t length = choices.Byte() % 24;
+  for (size_t i = 0; i < length; i++) raw.push_back(static_cast<char>(choices.Byte()));
+  return raw;
+}
+
+// Engine invariants that must hold after every command.
+void CheckInvariants(Engine& engine, sim::SimEnv& env, Client& client, std::string_view reply) {
+  // Exactly one complete RESP reply per command (QUIT and SHUTDOWN reply too, or nothing for a
+  // successful SHUTDOWN which closes the connection).
+  RespValue value;
+  size_t consumed = 0;
+  const bool shutdown = engine.shutdown_requested();
+  if (!shutdown || !reply.empty()) {
+    FUZZ_CHECK(DecodeResp(reply, &value, &consumed) == DecodeStatus::kOk);
+    FUZZ_CHECK(consumed == reply.size());
+  }
+  // Memory: what the engine believes it holds is what the environment handed out.
+  FUZZ_CHECK(engine.memory().used_bytes_total() == env.sim_memory().used_bytes());
+  // Keyspace counters agree with the tables.
+  for (int i = 0; i < engine.database_count(); i++) {
+    const Database& db = engine.database(i);
+    size_t entries = 0;
+    size_t with_expiry = 0;
+    db.ForEach([&](const Entry& entry) {
+      entries++;
+      if (entry.has_expiry()) with_expiry++;
+    });
+    FUZZ_CHECK(entries == db.size());
+    FUZZ_CHECK(with_expiry == db.expires_count());
+  }
+  FUZZ_CHECK(client.db_index >= 0 && client.db_index < engine.database_count());
+}
+
+std::string TakeReply(Client& client) {
+  std::string bytes;
+  ConstSlice slices[64];
+  while (!client.output().empty()) {
+    const size_t count = client.output().Gather(slices, 64);
+    size_t taken = 0;
+    for (size_t i = 0; i < count; i++) {
+      bytes.append(slices[i].data, slices[i].size);
+      taken += slices[i].size;
+    }
+    client.output().Consume(taken);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void CommandsOneInput(const uint8_t* data, size_t size) {
+  Choices choices(data, size);
+  sim::SimEnv env(choices.Byte());
+  // Some runs cap memory so that refusals happen in the middle of commands.
+  if (choices.Byte() % 4 == 0) env.sim_memory().set_limit_bytes(4096 + choices.Byte() * 256);
+  Engine engine(env, Config());
+  Client* client = engine.NewClient(0, nullptr);
+  for (int step = 0; step < 256 && !choices.done(); step++) {
+    const uint8_t control = choices.Byte();
+    if (control % 16 == 0) {
+      // Let time pass, sometimes across expiry boundaries.
+      env.sim_clock().Advance(static_cast<int64_t>(choices.Byte()) * 7919);
+      continue;
+    }
+    std::vector<std::string> args;
+    args.emplace_back(kCommands[choices.Byte() % std::size(kCommands)]);
+    const size_t extra = control % 7;
+    for (size_t i = 0; i < extra; i++) args.push_back(Word(choices));
+    std::vector<std::string_view> views(args.begin(), args.end());
+    engine.RunCommand(*client, views);
+    if (client->output().failed()) {
+      // Memory for the reply was refused: the server closes such a client (the reply is never
+      // half-sent). Continue with a fresh connection.
+      engine.FreeClient(client);
+      client = engine.NewClient(0, nullptr);
+      continue;
+    }
+    const std::string reply = TakeReply(*client);
+    if (std::getenv("KEEL_FUZZ_TRACE") != nullptr) {
+      std::string line;
+      for (const std::string& arg : args) line += "[" + arg + "] ";
+      std::fprintf(stderr, "%s=> %s\n", line.c_str(), reply.c_str());
+    }
+    CheckInvariants(engine, env, *client, reply);
+    if (engine.shutdown_requested()) break;
+  }
+}
+
+}  // namespace keel::fuzz

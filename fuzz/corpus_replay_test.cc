@@ -1,0 +1,52 @@
+// Replays every file of corpus/fuzz/<harness>/ through its harness, so the corpus (and every crash
+// ever found, which becomes a corpus file) is checked on every test run, with any compiler.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "fuzz/harnesses.h"
+
+namespace keel::fuzz {
+namespace {
+
+std::vector<std::filesystem::path> CorpusFiles(std::string_view harness) {
+  const std::filesystem::path folder = std::filesystem::path(KEEL_CORPUS_DIR) / "fuzz" /
+                                       std::string(harness);
+  std::vector<std::filesystem::path> files;
+  if (!std::filesystem::exists(folder)) return files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class CorpusReplayTest : public ::testing::TestWithParam<Harness> {};
+
+TEST_P(CorpusReplayTest, EveryCorpusFilePasses) {
+  const Harness harness = GetParam();
+  const std::vector<std::filesystem::path> files = CorpusFiles(harness.name);
+  // A harness without seeds would make this test vacuous.
+  ASSERT_FALSE(files.empty()) << "no corpus for " << harness.name;
+  for (const std::filesystem::path& file : files) {
+    std::ifstream stream(file, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(stream)),
+                            std::istreambuf_iterator<char>());
+    SCOPED_TRACE(file.string());
+    // A failing property aborts the process, which fails this test with the file named above.
+    harness.one_input(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  }
+  SUCCEED() << files.size() << " files replayed";
+}
+
+INSTANTIATE_TEST_SUITE_P(Harnesses, CorpusReplayTest, ::testing::ValuesIn(kHarnesses),
+                         [](const ::testing::TestParamInfo<Harness>& param_info) {
+                           return std::string(param_info.param.name);
+                         });
+
+}  // namespace
+}  // namespace keel::fuzz
