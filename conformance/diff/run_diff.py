@@ -174,7 +174,17 @@ def show(data, limit=3000):
 
 
 def first_difference_context(a, b, context=120):
-    index = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    """The offset of the first differing byte and the bytes around it in both replies. For two
+    bulk or verbatim strings the length lines are skipped: they differ whenever the texts do."""
+    skip = 0
+    if a[:1] == b[:1] and a[:1] in (b"$", b"=") and b"\r\n" in a and b"\r\n" in b:
+        a_skip, b_skip = a.index(b"\r\n") + 2, b.index(b"\r\n") + 2
+        if a_skip == b_skip:
+            skip = a_skip
+        else:
+            a, b = a[a_skip:], b[b_skip:]
+    index = next((i for i, (x, y) in enumerate(zip(a[skip:], b[skip:])) if x != y),
+                 min(len(a), len(b)) - skip) + skip
     start = max(0, index - context)
     return index, a[start:index + context], b[start:index + context]
 
@@ -226,8 +236,9 @@ class Difference:
         return "\n".join(out)
 
 
-def substitute(args, client_ids):
-    return [arg.replace(b"{client_id}", client_ids) for arg in args]
+def substitute(args, client_id):
+    """The arguments with {client_id} replaced by this connection's id on one server."""
+    return [arg.replace(b"{client_id}", client_id) for arg in args]
 
 
 def run_file(redis, keel, cases, proto, keep_going):
