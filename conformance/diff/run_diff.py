@@ -313,6 +313,7 @@ def main():
     differences = []
     compared = 0
     status = 0
+    server_trouble = False  # the server logs are worth keeping
     try:
         redis.start()
         keel.start()
@@ -324,9 +325,11 @@ def main():
     except SetupError as error:
         print("SETUP: %s" % error)
         status = 2
+        server_trouble = True
     except ServerGone as error:
         print("STOPPED before %s: %s" % (path, error))
         status = 1
+        server_trouble = True
     finally:
         redis.stop()
         keel_status = keel.stop()
@@ -336,16 +339,17 @@ def main():
         print("keel-server exited with status %s; its log ends with:\n%s"
               % (keel_status, keel.log_tail()))
         status = status or 1
+        server_trouble = True
     if differences:
         status = status or 1
     for gap in normalise.KNOWN_GAPS:
         print("known gap: %s" % gap)
     print("%d files, %d replies compared, %d difference%s" % (
         len(files), compared, len(differences), "" if len(differences) == 1 else "s"))
-    if status == 0:
-        shutil.rmtree(workdir, ignore_errors=True)
-    else:
+    if server_trouble:
         print("server logs kept in %s" % workdir)
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
     return status
 
 
