@@ -225,7 +225,7 @@ void CmdCommandInfo(CommandContext& context) {
   for (size_t i = 2; i < context.argc(); i++) {
     const CommandSpec* spec = registry.FindByFullName(context.arg(i));
     if (spec == nullptr) {
-      context.reply.NullArray();
+      context.reply.NullBulk();  // Redis's addReplyNull: "$-1" in RESP2
     } else {
       ReplyCommandInfo(context.reply, *spec);
     }

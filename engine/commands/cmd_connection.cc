@@ -92,8 +92,6 @@ void CmdHello(CommandContext& context) {
   std::string_view user;
   std::string_view password;
   bool has_auth = false;
-  bool has_name = false;
-  std::string_view name;
   for (size_t i = next; i < context.argc(); i++) {
     const size_t more = context.argc() - 1 - i;
     if (OptionIs(context.arg(i), "AUTH") && more >= 2) {
@@ -102,12 +100,14 @@ void CmdHello(CommandContext& context) {
       password = context.arg(i + 2);
       i += 2;
     } else if (OptionIs(context.arg(i), "SETNAME") && more >= 1) {
-      name = context.arg(i + 1);
+      // Redis 7.0 names the client as soon as it parses SETNAME: the name stays even when a later
+      // option, the AUTH or the authentication check fails (conformance/cases/connection.txt).
+      const std::string_view name = context.arg(i + 1);
       if (!ValidClientName(name)) {
         context.reply.Error(kBadClientName);
         return;
       }
-      has_name = true;
+      context.client.name = std::string(name);
       i++;
     } else {
       std::string option(context.arg(i).substr(0, context.arg(i).find('\0')));
@@ -125,11 +125,10 @@ void CmdHello(CommandContext& context) {
   if (!context.client.authenticated) {
     context.reply.Error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
-        "select the RESP protocol version at the same time");
+        "HELLO AUTH <user> <pass> option can be used to authenticate the client and select the "
+        "RESP protocol version at the same time");
     return;
   }
-  if (has_name) context.client.name = std::string(name);
   if (version != 0) context.reply.set_resp(static_cast<int>(version));
   ReplyBuilder& reply = context.reply;
   reply.MapHeader(7);

@@ -1,5 +1,6 @@
 // INFO: the server's state in Redis 7.0's section layout and field names.
 #include <cstdio>
+#include <initializer_list>
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
@@ -45,6 +46,11 @@ class InfoWriter {
     text_ += "\r\n";
   }
   void Field(std::string_view name, int64_t value) { Field(name, Int64ToString(value)); }
+  // Fields of features Keel does not have yet (forks, replication, defragmentation, scripting),
+  // with the value Redis reports while they are idle.
+  void Fields(std::initializer_list<std::string_view> names, std::string_view value) {
+    for (std::string_view name : names) Field(name, value);
+  }
   void Field(std::string_view name, uint64_t value) {
     Field(name, Int64ToString(static_cast<int64_t>(value)));
   }
@@ -103,43 +109,90 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
   MemoryAccountant& memory = engine.memory();
   const auto used = static_cast<double>(memory.used_bytes_total());
   const auto rss = static_cast<double>(memory.resource().ResidentBytes());
+  const auto dataset = static_cast<double>(memory.used_bytes(MemoryUse::kKeyspace));
   const int64_t maxmemory = engine.settings().maxmemory;
+  // Keel does not record its startup footprint or its peak yet: the startup memory is reported
+  // as 0 and the peak as the current use. Keel's accountant plays the allocator's part, so the
+  // allocator figures are its totals.
+  const double peak = used;
+  const double net_used = used > 0 ? used : 1;
   info.Section("Memory");
   info.Field("used_memory", static_cast<uint64_t>(used));
   info.Field("used_memory_human", HumanBytes(used));
   info.Field("used_memory_rss", static_cast<uint64_t>(rss));
   info.Field("used_memory_rss_human", HumanBytes(rss));
-  info.Field("used_memory_dataset", static_cast<uint64_t>(memory.used_bytes(MemoryUse::kKeyspace)));
-  info.Field("mem_clients_normal",
-             static_cast<uint64_t>(memory.used_bytes(MemoryUse::kQueryBuffers) +
-                                   memory.used_bytes(MemoryUse::kReplyBuffers)));
+  info.Field("used_memory_peak", static_cast<uint64_t>(peak));
+  info.Field("used_memory_peak_human", HumanBytes(peak));
+  info.Field("used_memory_peak_perc", Fixed(peak > 0 ? used * 100 / peak : 100, 2) + "%");
+  info.Field("used_memory_overhead", static_cast<uint64_t>(used - dataset));
+  info.Field("used_memory_startup", "0");
+  info.Field("used_memory_dataset", static_cast<uint64_t>(dataset));
+  info.Field("used_memory_dataset_perc", Fixed(dataset * 100 / net_used, 2) + "%");
+  info.Field("allocator_allocated", static_cast<uint64_t>(used));
+  info.Field("allocator_active", static_cast<uint64_t>(used));
+  info.Field("allocator_resident", static_cast<uint64_t>(rss));
+  // 0 is what Redis reports where it cannot read the machine's memory size.
+  info.Field("total_system_memory", "0");
+  info.Field("total_system_memory_human", "0B");
+  info.Field("used_memory_lua", "0");
+  info.Field("used_memory_vm_eval", "0");
+  info.Field("used_memory_lua_human", "0B");
+  info.Fields({"used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
+               "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total"},
+              "0");
+  info.Field("used_memory_vm_total_human", "0B");
+  info.Fields({"used_memory_functions", "used_memory_scripts"}, "0");
+  info.Field("used_memory_scripts_human", "0B");
   info.Field("maxmemory", maxmemory);
   info.Field("maxmemory_human", HumanBytes(static_cast<double>(maxmemory)));
   info.Field("maxmemory_policy", engine.config().Get(*Config::Find("maxmemory-policy")));
+  info.Field("allocator_frag_ratio", "1.00");
+  info.Field("allocator_frag_bytes", "0");
+  info.Field("allocator_rss_ratio", Fixed(used > 0 ? rss / used : 0, 2));
+  info.Field("allocator_rss_bytes", static_cast<int64_t>(rss - used));
+  info.Field("rss_overhead_ratio", "1.00");
+  info.Field("rss_overhead_bytes", "0");
   info.Field("mem_fragmentation_ratio", Fixed(used > 0 ? rss / used : 0, 2));
   info.Field("mem_fragmentation_bytes", static_cast<int64_t>(rss - used));
+  info.Fields({"mem_not_counted_for_evict", "mem_replication_backlog",
+               "mem_total_replication_buffers", "mem_clients_slaves"},
+              "0");
+  info.Field("mem_clients_normal",
+             static_cast<uint64_t>(memory.used_bytes(MemoryUse::kQueryBuffers) +
+                                   memory.used_bytes(MemoryUse::kReplyBuffers)));
+  info.Fields({"mem_cluster_links", "mem_aof_buffer"}, "0");
   info.Field("mem_allocator", "libc");
+  info.Fields({"active_defrag_running", "lazyfree_pending_objects", "lazyfreed_objects"}, "0");
 }
 
-void PersistenceSection(InfoWriter& info) {
-  // Redis's values for a server that has never saved and has no AOF.
+void PersistenceSection(CommandContext& context, InfoWriter& info) {
+  // Redis's values for a server that has never saved and has no AOF. Like Redis, the last save
+  // time of a server that never saved is its start time.
+  Engine& engine = context.engine;
+  const int64_t started_ms =
+      engine.wall_ms() - (engine.now_monotonic_us() - engine.start_monotonic_us()) / 1000;
   info.Section("Persistence");
-  info.Field("loading", "0");
-  info.Field("async_loading", "0");
-  info.Field("rdb_changes_since_last_save", "0");
-  info.Field("rdb_bgsave_in_progress", "0");
+  info.Fields(
+      {"loading", "async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"},
+      "0");
+  info.Field("current_fork_perc", "0.00");
+  info.Fields({"current_save_keys_processed", "current_save_keys_total",
+               "rdb_changes_since_last_save", "rdb_bgsave_in_progress"},
+              "0");
+  info.Field("rdb_last_save_time", started_ms / 1000);
   info.Field("rdb_last_bgsave_status", "ok");
   info.Field("rdb_last_bgsave_time_sec", "-1");
   info.Field("rdb_current_bgsave_time_sec", "-1");
-  info.Field("rdb_saves", "0");
-  info.Field("aof_enabled", "0");
-  info.Field("aof_rewrite_in_progress", "0");
-  info.Field("aof_rewrite_scheduled", "0");
+  info.Fields(
+      {"rdb_saves", "rdb_last_cow_size", "rdb_last_load_keys_expired", "rdb_last_load_keys_loaded",
+       "aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"},
+      "0");
   info.Field("aof_last_rewrite_time_sec", "-1");
   info.Field("aof_current_rewrite_time_sec", "-1");
   info.Field("aof_last_bgrewrite_status", "ok");
-  info.Field("aof_rewrites", "0");
+  info.Fields({"aof_rewrites", "aof_rewrites_consecutive_failures"}, "0");
   info.Field("aof_last_write_status", "ok");
+  info.Fields({"aof_last_cow_size", "module_fork_in_progress", "module_fork_last_cow_size"}, "0");
 }
 
 void StatsSection(CommandContext& context, InfoWriter& info) {
@@ -150,23 +203,35 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
   info.Field("instantaneous_ops_per_sec", stats.ops_rate.PerSecond());
   info.Field("total_net_input_bytes", stats.total_net_input_bytes);
   info.Field("total_net_output_bytes", stats.total_net_output_bytes);
+  info.Fields({"total_net_repl_input_bytes", "total_net_repl_output_bytes"}, "0");
   info.Field("instantaneous_input_kbps",
              Fixed(static_cast<double>(stats.input_rate.PerSecond()) / 1024, 2));
   info.Field("instantaneous_output_kbps",
              Fixed(static_cast<double>(stats.output_rate.PerSecond()) / 1024, 2));
+  info.Fields({"instantaneous_input_repl_kbps", "instantaneous_output_repl_kbps"}, "0.00");
   info.Field("rejected_connections", stats.rejected_connections);
+  info.Fields({"sync_full", "sync_partial_ok", "sync_partial_err"}, "0");
   info.Field("expired_keys", stats.expired_keys);
+  info.Field("expired_stale_perc", "0.00");
+  info.Fields({"expired_time_cap_reached_count", "expire_cycle_cpu_milliseconds"}, "0");
   info.Field("evicted_keys", stats.evicted_keys);
+  info.Fields({"evicted_clients", "total_eviction_exceeded_time", "current_eviction_exceeded_time"},
+              "0");
   info.Field("keyspace_hits", stats.keyspace_hits);
   info.Field("keyspace_misses", stats.keyspace_misses);
-  info.Field("pubsub_channels", "0");
-  info.Field("pubsub_patterns", "0");
+  info.Fields({"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec",
+               "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
+               "active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
+               "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
+               "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes"},
+              "0");
   info.Field("unexpected_error_replies", stats.unexpected_error_replies);
   info.Field("total_error_replies", stats.total_error_replies);
-  info.Field("client_query_buffer_limit_disconnections",
-             stats.client_query_buffer_limit_disconnections);
-  info.Field("client_output_buffer_limit_disconnections",
-             stats.client_output_buffer_limit_disconnections);
+  // Keel does not count its socket reads and writes yet (the Server loop would); 0 until it does.
+  info.Fields({"dump_payload_sanitizations", "total_reads_processed", "total_writes_processed",
+               "io_threaded_reads_processed", "io_threaded_writes_processed",
+               "reply_buffer_shrinks", "reply_buffer_expands"},
+              "0");
 }
 
 void ReplicationSection(CommandContext& context, InfoWriter& info) {
@@ -243,7 +308,7 @@ constexpr Section kSections[] = {
     {"server", true, ServerSection},
     {"clients", true, ClientsSection},
     {"memory", true, MemorySection},
-    {"persistence", true, [](CommandContext&, InfoWriter& info) { PersistenceSection(info); }},
+    {"persistence", true, PersistenceSection},
     {"stats", true, StatsSection},
     {"replication", true, ReplicationSection},
     {"cpu", true, CpuSection},
@@ -259,8 +324,9 @@ constexpr Section kSections[] = {
 };
 
 void CmdInfo(CommandContext& context) {
-  // INFO [section ...]: no argument or "default" gives the default sections, "all" every section
-  // but modules, "everything" all of them; unknown names select nothing.
+  // INFO [section ...]: no argument or "default" gives the default sections, "all" and
+  // "everything" every section (they differ only in sections that modules generate); unknown
+  // names select nothing.
   bool selected[std::size(kSections)] = {};
   if (context.argc() == 1) {
     for (size_t i = 0; i < std::size(kSections); i++) selected[i] = kSections[i].in_default;
@@ -284,23 +350,32 @@ void CmdInfo(CommandContext& context) {
 
 void CmdShutdown(CommandContext& context) {
   // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: without persistence every form but ABORT stops
-  // the server; ABORT has no shutdown in progress to cancel.
+  // the server; ABORT has no shutdown in progress to cancel. As in Redis, each flag may repeat,
+  // ABORT excludes the others, and NOSAVE excludes SAVE.
   bool abort = false;
+  bool save = false;
+  bool nosave = false;
+  bool other = false;  // NOW, FORCE
   for (size_t i = 1; i < context.argc(); i++) {
     const std::string_view option = context.arg(i);
     if (OptionIs(option, "ABORT")) {
       abort = true;
-    } else if (!OptionIs(option, "NOSAVE") && !OptionIs(option, "SAVE") &&
-               !OptionIs(option, "NOW") && !OptionIs(option, "FORCE")) {
+    } else if (OptionIs(option, "NOSAVE")) {
+      nosave = true;
+    } else if (OptionIs(option, "SAVE")) {
+      save = true;
+    } else if (OptionIs(option, "NOW") || OptionIs(option, "FORCE")) {
+      other = true;
+    } else {
       context.reply.Error(errors::kSyntax);
       return;
     }
   }
+  if ((abort && (save || nosave || other)) || (save && nosave)) {
+    context.reply.Error(errors::kSyntax);
+    return;
+  }
   if (abort) {
-    if (context.argc() != 2) {
-      context.reply.Error(errors::kSyntax);
-      return;
-    }
     context.reply.Error("ERR No shutdown in progress.");
     return;
   }

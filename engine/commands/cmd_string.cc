@@ -125,6 +125,15 @@ void CmdSet(CommandContext& context) {
   if (!(flags & kSetGet)) context.reply.Ok();
 }
 
+// SET's key is overwritten (OW update) unless GET also reads the old value (RW access update),
+// as Redis's setGetKeys reports it. Any argument after the value spelled GET counts.
+bool FindSetKeys(std::span<const std::string_view> args, std::vector<KeyReference>* keys) {
+  bool get = false;
+  for (size_t i = 3; i < args.size(); i++) get = get || OptionIs(args[i], "GET");
+  keys->push_back({1, get ? kKeyRW | kKeyAccess | kKeyUpdate : kKeyOW | kKeyUpdate});
+  return true;
+}
+
 constexpr CommandDef kStringCommands[] = {
     {.name = "get",
      .arity = 2,
@@ -154,7 +163,8 @@ constexpr CommandDef kStringCommands[] = {
      .handler = CmdSet,
      .history = "2.6.12 Added the `EX`, `PX`, `NX` and `XX` options.|6.0.0 Added the `KEEPTTL` "
                 "option.|6.2.0 Added the `GET`, `EXAT` and `PXAT` option.|7.0.0 Allowed the `NX` "
-                "and `GET` options to be used together."},
+                "and `GET` options to be used together.",
+     .find_keys = FindSetKeys},
 };
 
 }  // namespace

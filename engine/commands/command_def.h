@@ -23,12 +23,28 @@
 //   tips   space-separated command tips: "nondeterministic_output request_policy:all_shards".
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string_view>
+#include <vector>
 
 namespace keel {
 
 class CommandContext;
 using CommandHandler = void (*)(CommandContext& context);
+
+// One key of a command invocation (COMMAND GETKEYS now; ACL key permissions and client tracking
+// later): its index into the arguments and the KeySpecFlag bits that describe its access.
+struct KeyReference {
+  size_t position;
+  uint32_t flags;
+};
+
+// Finds the keys of one invocation (args[0] is the command name) for a command whose key specs
+// cannot: one marked variable_flags, whose access depends on the other arguments. Redis's
+// getkeys_proc. Returns false when the arguments name no key.
+using KeyFinder = bool (*)(std::span<const std::string_view> args, std::vector<KeyReference>* keys);
 
 struct CommandDef {
   std::string_view name;  // lowercase; "parent|child" for a subcommand
@@ -47,6 +63,8 @@ struct CommandDef {
   std::string_view doc_flags = {};  // "deprecated", "syscmd"
   std::string_view deprecated_since = {};
   std::string_view replaced_by = {};
+  // Required when a key spec is marked variable_flags, and then used instead of the specs.
+  KeyFinder find_keys = nullptr;
 };
 
 }  // namespace keel

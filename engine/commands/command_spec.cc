@@ -377,6 +377,9 @@ std::string ParseCommandDef(const CommandDef& def, CommandSpec* spec) {
     if (!ParseKeySpec(def.keys.substr(start, end - start), &key_spec, &error)) {
       return "key spec: " + error;
     }
+    if ((key_spec.flags & kKeyVariableFlags) && def.find_keys == nullptr) {
+      return "a variable_flags key spec needs find_keys";
+    }
     spec->key_specs.push_back(std::move(key_spec));
     start = end + 1;
   }
@@ -412,7 +415,6 @@ std::vector<std::string_view> KeySpecFlagNames(uint32_t flags) {
 }
 
 uint32_t AclCategoryFromName(std::string_view name) {
-  if (!name.empty() && name[0] == '@') name.remove_prefix(1);
   for (const FlagName& category : kAclCategories) {
     if (EqualsIgnoreCase(category.name, name)) return category.bit;
   }

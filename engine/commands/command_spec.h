@@ -142,7 +142,8 @@ std::string ParseCommandDef(const CommandDef& def, CommandSpec* spec);
 std::vector<std::string_view> CommandFlagNames(uint32_t flags);  // visible flags only
 std::vector<std::string_view> AclCategoryNames(uint32_t categories);  // without '@'
 std::vector<std::string_view> KeySpecFlagNames(uint32_t flags);
-// The category bit for "string" / "@string" (case-insensitive), or 0.
+// The category bit for "string" (case-insensitive), or 0. "@string" is not a category name:
+// COMMAND LIST FILTERBY ACLCAT @string matches nothing in Redis.
 uint32_t AclCategoryFromName(std::string_view name);
 
 }  // namespace keel

@@ -1,5 +1,6 @@
 #include "engine/commands/key_extraction.h"
 
+#include "engine/base/assert.h"
 #include "engine/base/numbers.h"
 
 namespace keel {
@@ -15,6 +16,16 @@ bool CommandHasKeys(const CommandSpec& spec) {
 bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args,
                  std::vector<KeyReference>* keys) {
   keys->clear();
+  for (const KeySpec& key_spec : spec.key_specs) {
+    if (key_spec.flags & kKeyVariableFlags) {
+      // The specs' flags are not the flags of these arguments; ParseCommandDef guarantees a
+      // finder for such a command.
+      KEEL_ASSERT(spec.def != nullptr && spec.def->find_keys != nullptr);
+      if (spec.def->find_keys(args, keys)) return true;
+      keys->clear();
+      return false;
+    }
+  }
   const int argc = static_cast<int>(args.size());
   for (const KeySpec& key_spec : spec.key_specs) {
     if (key_spec.flags & kKeyNotKey) continue;

@@ -11,16 +11,13 @@
 
 namespace keel {
 
-struct KeyReference {
-  size_t position;  // index into the arguments
-  uint32_t flags;   // KeySpecFlag bits of the spec that found it
-};
-
 // Whether the command has key arguments at all (specs not all marked not_key).
 bool CommandHasKeys(const CommandSpec& spec);
 
-// Fills `keys` from `args` (args[0] is the command name). Returns false when the arguments do
-// not fit the specs (a key position past the end, a bad key count); `keys` is then empty.
+// Fills `keys` from `args` (args[0] is the command name) with the flags of the spec that found
+// each key, or through the command's KeyFinder when a spec is marked variable_flags (as Redis
+// prefers its getkeys_proc then). Returns false when the arguments do not fit the specs (a key
+// position past the end, a bad key count); `keys` is then empty.
 bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args,
                  std::vector<KeyReference>* keys);
 

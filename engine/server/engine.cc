@@ -119,11 +119,13 @@ void Engine::RejectUnknown(Client& client, std::span<const std::string_view> arg
     Reject(client, nullptr, UnknownSubcommandError(args[0], args[1]));
     return;
   }
-  // Redis quotes up to about 128 bytes of the arguments, each cut to what is left of that budget.
+  // Redis quotes up to about 128 bytes of the arguments, each cut to what was left of that budget
+  // before its opening quote (conformance/cases/server.txt).
   std::string quoted;
   for (size_t i = 1; i < args.size() && quoted.size() < 128; i++) {
+    const size_t budget = 128 - quoted.size();
     quoted += '\'';
-    quoted += CString(args[i], 128 - quoted.size());
+    quoted += CString(args[i], budget);
     quoted += "' ";
   }
   std::string error = "ERR unknown command '";

@@ -1,0 +1,111 @@
+"""Case files: one command per line in redis-cli quoting; '#' lines are comments naming the block
+of commands that follows them.
+
+Quoting follows redis-cli (sdssplitargs): words split on whitespace; "double quotes" take the
+escapes \\n \\r \\t \\b \\a \\xHH and \\<any> for that character; 'single quotes' take \\' only; a
+closing quote must end the word. In arguments, {client_id} becomes the id of the connection the
+runner uses on each server (CLIENT LIST ID, CLIENT KILL ID).
+"""
+
+_ESCAPES = {"n": b"\n", "r": b"\r", "t": b"\t", "b": b"\b", "a": b"\a"}
+_HEX = "0123456789abcdefABCDEF"
+
+
+class CaseError(Exception):
+    pass
+
+
+def split_args(line):
+    """Splits one line into a list of bytes arguments, as redis-cli does. Raises CaseError."""
+    args = []
+    i = 0
+    n = len(line)
+    while True:
+        while i < n and line[i].isspace():
+            i += 1
+        if i >= n:
+            return args
+        current = bytearray()
+        in_double = in_single = False
+        while True:
+            if in_double:
+                if i >= n:
+                    raise CaseError("unbalanced double quotes")
+                c = line[i]
+                if (c == "\\" and i + 3 < n and line[i + 1] == "x" and line[i + 2] in _HEX
+                        and line[i + 3] in _HEX):
+                    current.append(int(line[i + 2:i + 4], 16))
+                    i += 3
+                elif c == "\\" and i + 1 < n:
+                    i += 1
+                    current += _ESCAPES.get(line[i], line[i].encode())
+                elif c == '"':
+                    if i + 1 < n and not line[i + 1].isspace():
+                        raise CaseError("closing quote must be followed by a space")
+                    i += 1
+                    break
+                else:
+                    current += c.encode()
+            elif in_single:
+                if i >= n:
+                    raise CaseError("unbalanced single quotes")
+                c = line[i]
+                if c == "\\" and i + 1 < n and line[i + 1] == "'":
+                    i += 1
+                    current += b"'"
+                elif c == "'":
+                    if i + 1 < n and not line[i + 1].isspace():
+                        raise CaseError("closing quote must be followed by a space")
+                    i += 1
+                    break
+                else:
+                    current += c.encode()
+            else:
+                if i >= n or line[i].isspace():
+                    break
+                c = line[i]
+                if c == '"':
+                    in_double = True
+                elif c == "'":
+                    in_single = True
+                else:
+                    current += c.encode()
+            i += 1
+        args.append(bytes(current))
+
+
+class Case:
+    """One command of a case file."""
+
+    def __init__(self, path, line_number, text, args, block):
+        self.path = path
+        self.line_number = line_number
+        self.text = text      # the line as written, for reports
+        self.args = args      # list of bytes
+        self.block = block    # the comment heading the block, for reports
+
+
+def load(path):
+    """Returns the Cases of one file. Raises CaseError with the line number on bad quoting."""
+    cases = []
+    block = ""
+    in_comment = False
+    with open(path, encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, start=1):
+            text = raw.rstrip("\n")
+            stripped = text.strip()
+            if stripped.startswith("#"):
+                # The first line of a comment names the block; the rest of the comment explains it.
+                if not in_comment:
+                    block = stripped.lstrip("#").strip()
+                in_comment = True
+                continue
+            in_comment = False
+            if not stripped:
+                continue
+            try:
+                args = split_args(stripped)
+            except CaseError as error:
+                raise CaseError("%s:%d: %s" % (path, number, error)) from None
+            cases.append(Case(path, number, stripped, args, block))
+    return cases

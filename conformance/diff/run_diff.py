@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Differential runner: sends the same commands to redis-server and keel-server and compares the
+reply bytes.
+
+    run_diff.py --keel build/asan/io/keel-server [--redis redis-server] [--keep-going]
+                [CASE_FILE_OR_DIR ...]   (default: conformance/cases)
+
+Both servers start on free loopback ports with `--port P --save '' --appendonly no`. Each case
+file runs twice, on fresh connections to both servers: over RESP2, then after HELLO 3 over RESP3
+(the HELLO 3 reply is compared too). Before a file runs, FLUSHALL empties both keyspaces. A reply
+is compared byte for byte unless normalise.py names its command; the first difference of each file
+and protocol is printed with both replies. Exit status: 0 when every reply matched, 1 on any
+difference (or when keel-server did not exit cleanly, as under a sanitizer report), 2 on a setup
+error, 77 when redis-server is not installed (ctest reports the test as skipped).
+"""
+
+import argparse
+import difflib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import casefile  # noqa: E402
+import normalise  # noqa: E402
+import resp  # noqa: E402
+
+READY_TIMEOUT_S = 20.0   # an ASan build takes a moment to start
+REPLY_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 20.0
+CLOSED = b"<connection closed>"
+NO_REPLY = b"<no reply within %d s>" % REPLY_TIMEOUT_S
+SKIP = 77
+
+
+class SetupError(Exception):
+    pass
+
+
+class ServerGone(Exception):
+    """A server stopped answering connections in the middle of the run (a crash, or a command
+    that shut it down)."""
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """One server process on a free loopback port, ready once it answers PING."""
+
+    def __init__(self, label, binary, workdir):
+        self.label = label
+        self.binary = binary
+        self.workdir = workdir
+        self.process = None
+        self.port = None
+        self.log_path = os.path.join(workdir, label + ".log")
+
+    def start(self):
+        # A free port can be taken by someone else before the server binds it: then the server
+        # exits, and another port is tried.
+        for _ in range(5):
+            self.port = free_port()
+            with open(self.log_path, "ab") as log:
+                self.process = subprocess.Popen(
+                    [self.binary, "--port", str(self.port), "--save", "", "--appendonly", "no"],
+                    cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+            if self._wait_ready():
+                return
+            self.stop()
+        raise SetupError("%s did not start; see its log:\n%s" % (self.label, self.log_tail()))
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
+                    sock.sendall(resp.encode_command([b"PING"]))
+                    raw, _ = resp.read_reply(resp.Reader(sock))
+                    if raw == b"+PONG\r\n":
+                        return True
+                    raise SetupError("%s answered PING with %r" % (self.label, raw))
+            except (OSError, resp.Closed, resp.Timeout):
+                pass
+            # Not listening yet: wait on the process rather than sleeping, so that a server that
+            # exits (a taken port, a bad option) is noticed at once.
+            try:
+                self.process.wait(timeout=0.02)
+                return False
+            except subprocess.TimeoutExpired:
+                pass
+        return False
+
+    def stop(self):
+        """Stops the server and returns its exit status (None if it was not running)."""
+        if self.process is None:
+            return None
+        process, self.process = self.process, None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        try:
+            return process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            return "killed after %d s" % STOP_TIMEOUT_S
+
+    def log_tail(self, lines=40):
+        try:
+            with open(self.log_path, "rb") as log:
+                return b"\n".join(log.read().splitlines()[-lines:]).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+class Connection:
+    def __init__(self, server):
+        try:
+            self.sock = socket.create_connection(("127.0.0.1", server.port),
+                                                 timeout=REPLY_TIMEOUT_S)
+        except OSError as error:
+            status = server.process.poll() if server.process else None
+            raise ServerGone("%s refused a connection (%s); exit status %s" % (
+                server.label, error, "still running" if status is None else status)) from error
+        self.reader = resp.Reader(self.sock)
+        self.closed = False
+
+    def call(self, args):
+        """Returns (raw reply bytes, parsed Value or None)."""
+        if self.closed:
+            return CLOSED, None
+        try:
+            self.sock.sendall(resp.encode_command(args))
+            return resp.read_reply(self.reader)
+        except (resp.Closed, OSError):
+            self.closed = True
+            return CLOSED, None
+        except resp.Timeout:
+            self.closed = True  # the stream position is unknown now
+            return NO_REPLY, None
+
+    def call_ok(self, args, expected):
+        raw, _ = self.call(args)
+        if expected is not None and raw != expected:
+            raise SetupError("runner setup %r: got %r" % (args, raw))
+        return raw
+
+    def close(self):
+        self.sock.close()
+
+
+def compare_form(args, raw, value):
+    """What is compared for one reply: its bytes, or its normalised bytes."""
+    found = normalise.normaliser_for(args)
+    if found is None or value is None or value.kind in "-!":
+        return raw, None
+    name, why, function = found
+    return resp.serialise(function(value, args)), "%s: %s" % (name, why)
+
+
+def show(data, limit=3000):
+    text = repr(data)
+    return text if len(text) <= limit else text[:limit] + "... (%d bytes)" % len(data)
+
+
+def first_difference_context(a, b, context=120):
+    """The offset of the first differing byte and the bytes around it in both replies. For two
+    bulk or verbatim strings the length lines are skipped: they differ whenever the texts do."""
+    skip = 0
+    if a[:1] == b[:1] and a[:1] in (b"$", b"=") and b"\r\n" in a and b"\r\n" in b:
+        a_skip, b_skip = a.index(b"\r\n") + 2, b.index(b"\r\n") + 2
+        if a_skip == b_skip:
+            skip = a_skip
+        else:
+            a, b = a[a_skip:], b[b_skip:]
+    index = next((i for i, (x, y) in enumerate(zip(a[skip:], b[skip:])) if x != y),
+                 min(len(a), len(b)) - skip) + skip
+    start = max(0, index - context)
+    return index, a[start:index + context], b[start:index + context]
+
+
+def text_diff(a, b, lines_max=400):
+    """A line diff of two bulk or verbatim replies of text (INFO, CLIENT LIST), or None."""
+    if a[:1] != b[:1] or a[:1] not in (b"$", b"="):
+        return None
+    bodies = [x.partition(b"\r\n")[2][:-2] for x in (a, b)]
+    if not all(b"\n" in body for body in bodies):
+        return None
+    bodies = [body.decode("latin-1").splitlines() for body in bodies]
+    diff = list(difflib.unified_diff(bodies[0], bodies[1], "redis", "keel", n=1, lineterm=""))
+    if len(diff) > lines_max:
+        diff = diff[:lines_max] + ["... (%d more diff lines)" % (len(diff) - lines_max)]
+    return diff
+
+
+class Difference:
+    def __init__(self, case, proto, command_args, redis_form, keel_form, note):
+        self.case = case
+        self.proto = proto
+        self.command_args = command_args
+        self.redis_form = redis_form
+        self.keel_form = keel_form
+        self.note = note
+
+    def report(self):
+        where = "%s:%d" % (self.case.path, self.case.line_number) if self.case else "(runner)"
+        out = ["DIFF %s (RESP%d)%s" % (where, self.proto,
+                                       " [%s]" % self.case.block if self.case and
+                                       self.case.block else "")]
+        out.append("  command: %s" % (self.case.text if self.case else
+                                      b" ".join(self.command_args).decode("latin-1")))
+        if self.note:
+            out.append("  normalised (%s)" % self.note)
+        out.append("  redis: %s" % show(self.redis_form))
+        out.append("  keel:  %s" % show(self.keel_form))
+        lines = text_diff(self.redis_form, self.keel_form)
+        if lines:
+            out.append("  line diff of the text:")
+            out += ["    " + line for line in lines]
+        elif len(self.redis_form) > 200 or len(self.keel_form) > 200:
+            index, redis_near, keel_near = first_difference_context(self.redis_form,
+                                                                    self.keel_form)
+            out.append("  first differing byte at offset %d:" % index)
+            out.append("    redis: %s" % show(redis_near))
+            out.append("    keel:  %s" % show(keel_near))
+        return "\n".join(out)
+
+
+def substitute(args, client_id):
+    """The arguments with {client_id} replaced by this connection's id on one server."""
+    return [arg.replace(b"{client_id}", client_id) for arg in args]
+
+
+def run_file(redis, keel, cases, proto, keep_going):
+    """Runs one file's cases over `proto`; returns the Differences (the first only, unless
+    keep_going) and the number of commands compared."""
+    differences = []
+    compared = 0
+    connections = []
+    try:
+        connections.append(Connection(redis))
+        connections.append(Connection(keel))
+        for connection in connections:
+            connection.call_ok([b"FLUSHALL"], b"+OK\r\n")
+        ids = [c.call_ok([b"CLIENT", b"ID"], None)[1:-2] for c in connections]
+        steps = [(None, [b"HELLO", b"3"])] if proto == 3 else []
+        steps += [(case, case.args) for case in cases]
+        for case, args in steps:
+            replies = [c.call(substitute(args, ids[i])) for i, c in enumerate(connections)]
+            compared += 1
+            (redis_form, note), (keel_form, _) = (compare_form(args, *r) for r in replies)
+            if redis_form != keel_form:
+                differences.append(Difference(case, proto, args, redis_form, keel_form, note))
+                if not keep_going:
+                    break
+    finally:
+        for connection in connections:
+            connection.close()
+    return differences, compared
+
+
+def case_paths(targets):
+    paths = []
+    for target in targets:
+        if os.path.isdir(target):
+            paths += sorted(os.path.join(target, name) for name in os.listdir(target)
+                            if name.endswith(".txt"))
+        else:
+            paths.append(target)
+    return paths
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--keel", required=True, help="path to keel-server")
+    parser.add_argument("--redis", default="redis-server", help="redis-server to compare with")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="report every difference, not only the first of each file")
+    parser.add_argument("targets", nargs="*",
+                        default=[os.path.join(os.path.dirname(here), "cases")])
+    options = parser.parse_args()
+
+    redis_binary = shutil.which(options.redis)
+    if redis_binary is None:
+        print("SKIP: %s not found" % options.redis)
+        return SKIP
+    if not os.access(options.keel, os.X_OK):
+        print("SETUP: %s is not an executable" % options.keel)
+        return 2
+    try:
+        files = [(path, casefile.load(path)) for path in case_paths(options.targets)]
+    except (casefile.CaseError, OSError) as error:
+        print("SETUP: %s" % error)
+        return 2
+    if not files:
+        print("SETUP: no case files in %s" % " ".join(options.targets))
+        return 2
+
+    workdir = tempfile.mkdtemp(prefix="keel-diff-")
+    redis = Server("redis-server", redis_binary, workdir)
+    keel = Server("keel-server", os.path.abspath(options.keel), workdir)
+    differences = []
+    compared = 0
+    status = 0
+    server_trouble = False  # the server logs are worth keeping
+    try:
+        redis.start()
+        keel.start()
+        for path, cases in files:
+            for proto in (2, 3):
+                found, count = run_file(redis, keel, cases, proto, options.keep_going)
+                differences += found
+                compared += count
+    except SetupError as error:
+        print("SETUP: %s" % error)
+        status = 2
+        server_trouble = True
+    except ServerGone as error:
+        print("STOPPED before %s: %s" % (path, error))
+        status = 1
+        server_trouble = True
+    finally:
+        redis.stop()
+        keel_status = keel.stop()
+    for difference in differences:
+        print(difference.report())
+    if keel_status not in (0, None):
+        print("keel-server exited with status %s; its log ends with:\n%s"
+              % (keel_status, keel.log_tail()))
+        status = status or 1
+        server_trouble = True
+    if differences:
+        status = status or 1
+    for gap in normalise.KNOWN_GAPS:
+        print("known gap: %s" % gap)
+    print("%d files, %d replies compared, %d difference%s" % (
+        len(files), compared, len(differences), "" if len(differences) == 1 else "s"))
+    if server_trouble:
+        print("server logs kept in %s" % workdir)
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

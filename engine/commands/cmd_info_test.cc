@@ -1,0 +1,157 @@
+// INFO and SHUTDOWN. Section names and field names were checked against redis-server 7.0.15;
+// conformance/cases/info.txt compares every section's field names in order.
+#include <string>
+#include <vector>
+
+#include "sim/testing/fixtures.h"
+
+namespace keel::testing {
+namespace {
+
+class ServerCommandsTest : public CommandTest {
+ protected:
+  // The "# Title" lines of an INFO reply, in order.
+  std::vector<std::string> Sections(const RespValue& info) {
+    std::vector<std::string> titles;
+    size_t start = 0;
+    while (start < info.text.size()) {
+      size_t end = info.text.find("\r\n", start);
+      if (end == std::string::npos) end = info.text.size();
+      if (info.text.compare(start, 2, "# ") == 0) {
+        titles.push_back(info.text.substr(start + 2, end - start - 2));
+      }
+      start = end + 2;
+    }
+    return titles;
+  }
+
+  static bool HasField(const RespValue& info, std::string_view name) {
+    return info.text.find("\r\n" + std::string(name) + ":") != std::string::npos ||
+           info.text.starts_with(std::string(name) + ":");
+  }
+
+  using Titles = std::vector<std::string>;
+};
+
+TEST_F(ServerCommandsTest, InfoDefaultSections) {
+  const Titles expected = {"Server",     "Clients",     "Memory",  "Persistence",
+                           "Stats",      "Replication", "CPU",     "Modules",
+                           "Errorstats", "Cluster",     "Keyspace"};
+  EXPECT_EQ(Sections(Run({"info"})), expected);
+  EXPECT_EQ(Sections(Run({"info", "default"})), expected);
+}
+
+TEST_F(ServerCommandsTest, InfoAllAndEverythingAreEverySection) {
+  // Redis 7.0's sections for "all" and "everything", less Latencystats (after Errorstats), which
+  // Keel cannot produce before it records latency histograms.
+  const Titles all = {"Server", "Clients", "Memory",       "Persistence", "Stats",   "Replication",
+                      "CPU",    "Modules", "Commandstats", "Errorstats",  "Cluster", "Keyspace"};
+  EXPECT_EQ(Sections(Run({"info", "all"})), all);
+  EXPECT_EQ(Sections(Run({"info", "everything"})), all);
+}
+
+TEST_F(ServerCommandsTest, InfoSelectsSectionsByNameInTableOrder) {
+  EXPECT_EQ(Sections(Run({"info", "server"})), Titles{"Server"});
+  EXPECT_EQ(Sections(Run({"info", "KEYSPACE"})), Titles{"Keyspace"});
+  EXPECT_EQ(Sections(Run({"info", "commandstats"})), Titles{"Commandstats"});
+  // Several names give those sections once each, in INFO's own order.
+  EXPECT_EQ(Sections(Run({"info", "keyspace", "server", "server"})),
+            (Titles{"Server", "Keyspace"}));
+  EXPECT_EQ(Sections(Run({"info", "foo"})), Titles{});
+  EXPECT_EQ(Run({"info", "foo"}), Bulk(""));
+  EXPECT_EQ(Sections(Run({"info", "foo", "cpu"})), Titles{"CPU"});
+  EXPECT_EQ(Sections(Run({"info", "default", "commandstats"})).size(), 12u);
+}
+
+TEST_F(ServerCommandsTest, InfoIsVerbatimInResp3) {
+  Run({"hello", "3"});
+  EXPECT_EQ(Run({"info", "server"}).type, RespType::kVerbatim);
+}
+
+TEST_F(ServerCommandsTest, InfoHasRedisFieldNames) {
+  const RespValue info = Run({"info", "everything"});
+  for (std::string_view name : {"redis_version",
+                                "run_id",
+                                "tcp_port",
+                                "connected_clients",
+                                "used_memory",
+                                "used_memory_peak",
+                                "used_memory_dataset_perc",
+                                "allocator_frag_ratio",
+                                "number_of_cached_scripts",
+                                "mem_clients_normal",
+                                "mem_allocator",
+                                "lazyfreed_objects",
+                                "rdb_last_save_time",
+                                "aof_rewrites_consecutive_failures",
+                                "module_fork_last_cow_size",
+                                "total_net_repl_input_bytes",
+                                "expired_stale_perc",
+                                "evicted_clients",
+                                "pubsubshard_channels",
+                                "total_error_replies",
+                                "reply_buffer_expands",
+                                "role",
+                                "master_replid",
+                                "used_cpu_sys",
+                                "cluster_enabled"}) {
+    EXPECT_TRUE(HasField(info, name)) << name;
+  }
+  // Fields of later Redis versions are not in 7.0's INFO.
+  EXPECT_FALSE(HasField(info, "client_query_buffer_limit_disconnections"));
+  EXPECT_FALSE(HasField(info, "client_output_buffer_limit_disconnections"));
+}
+
+TEST_F(ServerCommandsTest, InfoKeyspaceCountsKeysAndExpiries) {
+  EXPECT_EQ(Run({"info", "keyspace"}), Bulk("# Keyspace\r\n"));
+  Run({"set", "a", "1"});
+  Run({"set", "b", "2", "ex", "100"});
+  Run({"select", "3"});
+  Run({"set", "c", "3"});
+  const std::string text = Run({"info", "keyspace"}).text;
+  // avg_ttl is left out: Redis estimates it while it expires keys actively.
+  EXPECT_TRUE(text.starts_with("# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=")) << text;
+  EXPECT_NE(text.find("\r\ndb3:keys=1,expires=0,avg_ttl=0\r\n"), std::string::npos) << text;
+}
+
+TEST_F(ServerCommandsTest, InfoCommandstatsAndErrorstats) {
+  Run({"get", "k"});
+  Run({"get"});
+  Run({"set", "k", "v", "ex", "0"});
+  const RespValue stats = Run({"info", "commandstats", "errorstats"});
+  EXPECT_NE(stats.text.find("cmdstat_get:calls=1,usec="), std::string::npos) << stats.text;
+  EXPECT_NE(stats.text.find(",rejected_calls=1,failed_calls=0\r\n"), std::string::npos);
+  EXPECT_NE(stats.text.find("cmdstat_set:calls=1,"), std::string::npos);
+  EXPECT_NE(stats.text.find("errorstat_ERR:count=2\r\n"), std::string::npos) << stats.text;
+}
+
+TEST_F(ServerCommandsTest, ShutdownAbortWithoutAShutdownInProgress) {
+  for (std::vector<std::string> command : {std::vector<std::string>{"shutdown", "abort"},
+                                           {"SHUTDOWN", "ABORT"},
+                                           {"shutdown", "abort", "abort"}}) {
+    EXPECT_EQ(Run(command), Err("ERR No shutdown in progress.")) << command.size();
+  }
+  EXPECT_FALSE(engine_->shutdown_requested());
+}
+
+TEST_F(ServerCommandsTest, ShutdownFlagConflictsAreSyntaxErrorsAndDoNotStop) {
+  for (std::vector<std::string> command : {std::vector<std::string>{"shutdown", "nosave", "abort"},
+                                           {"shutdown", "abort", "now"},
+                                           {"shutdown", "abort", "force"},
+                                           {"shutdown", "save", "nosave"},
+                                           {"shutdown", "nosave", "save", "now"},
+                                           {"shutdown", "foo"},
+                                           {"shutdown", "abort", "foo"}}) {
+    EXPECT_EQ(Run(command), Err("ERR syntax error")) << command.back();
+    EXPECT_FALSE(engine_->shutdown_requested()) << command.back();
+  }
+}
+
+TEST_F(ServerCommandsTest, ShutdownStopsWithoutAReply) {
+  EXPECT_EQ(RunRaw({"shutdown", "nosave", "nosave", "now", "force"}), "");
+  EXPECT_TRUE(engine_->shutdown_requested());
+  EXPECT_NE(client_->flags & kClientCloseAfterReply, 0u);
+}
+
+}  // namespace
+}  // namespace keel::testing
