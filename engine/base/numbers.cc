@@ -65,16 +65,6 @@ size_t FormatDouble(double value, char* out) {
   return length > 0 ? static_cast<size_t>(length) : 0;
 }
 
-char AsciiToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    if (AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
-  }
-  return true;
-}
-
 std::string AsciiLowercase(std::string_view text) {
   std::string result(text);
   for (char& c : result) c = AsciiToLower(c);

@@ -23,9 +23,16 @@ size_t DecimalDigits(uint64_t value);
 inline constexpr size_t kDoubleTextMax = 40;
 size_t FormatDouble(double value, char* out);
 
-// Case-insensitive ASCII comparison (command names, options, config names).
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-char AsciiToLower(char c);
+// Case-insensitive ASCII comparison (command names, options, config names). Inline: command
+// lookup and option parsing call these once per command.
+inline char AsciiToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    if (AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
+  }
+  return true;
+}
 std::string AsciiLowercase(std::string_view text);
 std::string AsciiUppercase(std::string_view text);
 

@@ -110,13 +110,15 @@ void CmdSet(CommandContext& context) {
 
   Database& db = context.db();
   const std::string_view key = context.arg(1);
-  Entry* existing = LookupKey(context.engine, db, key, LookupIntent::kWrite);
+  const uint64_t hash = db.Hash(key);
+  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
   if (((flags & kSetNx) && existing != nullptr) || ((flags & kSetXx) && existing == nullptr)) {
     if (!(flags & kSetGet)) context.reply.NullBulk();
     return;
   }
   if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms;
-  if (db.SetString(key, context.arg(2), expire_at_ms) == Database::SetOutcome::kOutOfMemory) {
+  if (db.SetString(key, hash, context.arg(2), expire_at_ms) ==
+      Database::SetOutcome::kOutOfMemory) {
     // Replying after a GET reply would break the one-reply-per-command rule, so the GET form
     // cannot report it; Redis has the same shape (it cannot fail here).
     if (!(flags & kSetGet)) context.reply.Error(errors::kOom);

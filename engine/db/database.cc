@@ -55,10 +55,10 @@ size_t Database::Probe(std::string_view key, uint64_t hash, bool* found) const {
   }
 }
 
-Entry* Database::Find(std::string_view key) {
+Entry* Database::Find(std::string_view key, uint64_t hash) {
   if (size_ == 0) return nullptr;
   bool found = false;
-  const size_t index = Probe(key, Hash(key), &found);
+  const size_t index = Probe(key, hash, &found);
   return found ? EntryOf(slots_[index]) : nullptr;
 }
 
@@ -104,26 +104,40 @@ void Database::FreeEntry(Entry* entry) {
   memory_.Deallocate(entry, entry->allocation_bytes(), MemoryUse::kKeyspace);
 }
 
-Database::SetOutcome Database::SetString(std::string_view key, std::string_view value,
-                                         int64_t expire_at_ms) {
+Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
+                                         std::string_view value, int64_t expire_at_ms) {
+  KEEL_DASSERT(hash == Hash(key));
+  if (size_ > 0) {
+    bool found = false;
+    const size_t index = Probe(key, hash, &found);
+    if (found) {
+      Entry* old = EntryOf(slots_[index]);
+      if (old->type == ValueType::kString && old->value_size == value.size()) {
+        // Same size: overwrite in place, the common case for counters and fixed-size values.
+        if (!value.empty()) std::memcpy(old->value_data(), value.data(), value.size());
+        SetExpiry(old, expire_at_ms);
+        return SetOutcome::kReplaced;
+      }
+      Entry* entry = NewEntry(key, value, expire_at_ms);
+      if (entry == nullptr) return SetOutcome::kOutOfMemory;
+      if (old->has_expiry()) expires_count_--;
+      if (entry->has_expiry()) expires_count_++;
+      FreeEntry(old);
+      slots_[index] = MakeSlot(entry, hash);
+      return SetOutcome::kReplaced;
+    }
+  }
   // Grow before the load passes 3/4. If growing is refused the table still has room up to 7/8,
   // and beyond that the insert is refused rather than letting probe chains degrade.
   if ((size_ + 1) * 4 > capacity_ * 3 && !Grow() && (size_ + 1) * 8 > capacity_ * 7) {
     return SetOutcome::kOutOfMemory;
   }
-  const uint64_t hash = Hash(key);
   bool found = false;
   const size_t index = Probe(key, hash, &found);
+  KEEL_DASSERT(!found);
   Entry* entry = NewEntry(key, value, expire_at_ms);
   if (entry == nullptr) return SetOutcome::kOutOfMemory;
-  if (expire_at_ms != kNoExpiry) expires_count_++;
-  if (found) {
-    Entry* old = EntryOf(slots_[index]);
-    if (old->has_expiry()) expires_count_--;
-    FreeEntry(old);
-    slots_[index] = MakeSlot(entry, hash);
-    return SetOutcome::kReplaced;
-  }
+  if (entry->has_expiry()) expires_count_++;
   slots_[index] = MakeSlot(entry, hash);
   size_++;
   return SetOutcome::kInserted;

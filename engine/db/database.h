@@ -27,13 +27,23 @@ class Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
-  // The entry for `key`, or nullptr. Ignores expiry: callers decide (see Keyspace).
-  Entry* Find(std::string_view key);
+  // The hash of `key` in this database. Commands that look a key up and then write it hash once
+  // and pass the hash to both calls.
+  uint64_t Hash(std::string_view key) const;
+
+  // The entry for `key`, or nullptr. Ignores expiry: callers decide (see keyspace.h).
+  Entry* Find(std::string_view key) { return Find(key, Hash(key)); }
+  Entry* Find(std::string_view key, uint64_t hash);
 
   enum class SetOutcome : uint8_t { kInserted, kReplaced, kOutOfMemory };
   // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none), replacing any
-  // previous value of any type. On kOutOfMemory nothing changed.
-  SetOutcome SetString(std::string_view key, std::string_view value, int64_t expire_at_ms);
+  // previous value of any type. A replaced string of the same size is overwritten in place (no
+  // allocation). On kOutOfMemory nothing changed.
+  SetOutcome SetString(std::string_view key, std::string_view value, int64_t expire_at_ms) {
+    return SetString(key, Hash(key), value, expire_at_ms);
+  }
+  SetOutcome SetString(std::string_view key, uint64_t hash, std::string_view value,
+                       int64_t expire_at_ms);
 
   // Removes `key`; returns whether it existed.
   bool Erase(std::string_view key);
@@ -65,7 +75,6 @@ class Database {
   static uint64_t TagOf(uint64_t hash) { return (hash >> kTagShift) | 1; }  // never 0
   static uint64_t MakeSlot(Entry* entry, uint64_t hash);
 
-  uint64_t Hash(std::string_view key) const;
   // Index of the slot holding `key`, or of the empty slot where it would go.
   size_t Probe(std::string_view key, uint64_t hash, bool* found) const;
   bool Grow();

@@ -3,7 +3,12 @@
 namespace keel {
 
 Entry* LookupKey(Engine& engine, Database& db, std::string_view key, LookupIntent intent) {
-  Entry* entry = db.Find(key);
+  return LookupKey(engine, db, key, db.Hash(key), intent);
+}
+
+Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t hash,
+                 LookupIntent intent) {
+  Entry* entry = db.Find(key, hash);
   if (entry != nullptr && IsExpired(*entry, engine.command_time_ms())) {
     db.Erase(key);
     engine.stats().expired_keys++;

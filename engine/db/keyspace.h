@@ -17,6 +17,8 @@ enum class LookupIntent : uint8_t {
 // The live entry for `key` in `db` at the engine's command time, or nullptr. Deletes the key when
 // it has expired.
 Entry* LookupKey(Engine& engine, Database& db, std::string_view key, LookupIntent intent);
+Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t hash,
+                 LookupIntent intent);
 
 // Whether `entry` has expired at `now_ms`. As in Redis (keyIsExpired: now > when), a key is
 // still there during its expiry millisecond and gone the millisecond after.
