@@ -42,7 +42,8 @@ def test_sigint_log_names_signal():
     log = shut_down_with(signal.SIGINT)
     with h.known_bug("SIGINT is logged as 'Received SIGTERM scheduling shutdown...'; "
                      "redis-server logs 'Received SIGINT scheduling shutdown...' (the "
-                     "kShutdownRequested event does not carry the signal; engine/server/server.cc)"):
+                     "kShutdownRequested event does not carry the signal; "
+                     "engine/server/server.cc)"):
         h.check_contains(log, "Received SIGINT scheduling shutdown...", "log after SIGINT")
 
 
