@@ -405,10 +405,11 @@ def tool(name):
     return path
 
 
-def run_tool(argv, input_bytes=None, timeout_s=60.0):
-    """Runs a client program to completion; fails the test if it hangs."""
+def run_tool(argv, input_bytes=None, timeout_s=60.0, environment=None):
+    """Runs a program to completion; fails the test if it hangs."""
     try:
-        return subprocess.run(argv, input=input_bytes, capture_output=True, timeout=timeout_s)
+        return subprocess.run(argv, input=input_bytes, capture_output=True, timeout=timeout_s,
+                              env=environment)
     except subprocess.TimeoutExpired as error:
         raise TestFailure(f"{' '.join(argv)} did not finish within {timeout_s}s; output so far:\n"
                           f"{error.stdout!r}") from None

@@ -69,13 +69,31 @@ def test_bad_options():
             config.write(f"port {port}\n# a comment\n\nmaxmemory lots\nhz 10\n")
         check_fatal_config_error([config_path], fatal_report(
             4, "maxmemory lots", "argument must be a memory value"))
-        missing = os.path.join(directory, "missing.conf")
-        result = run_failing_start([missing])
+        # A missing config file, given by a relative path, is named by its absolute path.
+        missing = os.path.join(os.path.realpath(directory), "missing.conf")
+        result = run_failing_start([os.path.relpath(missing)])
         h.check_equal(result.returncode, 1, "exit code with a missing config file")
         h.check_contains(result.stdout.decode() + result.stderr.decode(),
                          f"Fatal error, can't open config file '{missing}': No such file or "
                          "directory", "output with a missing config file")
 
 
+def test_include_missing_file():
+    with tempfile.TemporaryDirectory(prefix="keel-e2e-") as directory:
+        missing = os.path.join(directory, "missing.conf")
+        result = run_failing_start(["--port", str(h.free_port()), "--include", missing])
+        output = result.stdout.decode() + result.stderr.decode()
+        h.check_equal(result.returncode, 1, f"exit code with a missing include: {output}")
+        with h.known_bug("a missing 'include' file is reported as a FATAL CONFIG FILE ERROR "
+                         "ending \"Fatal error, can't open config file 'F'\" without the reason; "
+                         "redis-server only prints \"Fatal error, can't open config file 'F': No "
+                         "such file or directory\" (engine/server/config_file.cc)"):
+            h.check_contains(output, f"Fatal error, can't open config file '{missing}': No such "
+                             "file or directory", "output with a missing include")
+            h.check("FATAL CONFIG FILE ERROR" not in output, f"report of a missing include:\n"
+                    f"{output}")
+
+
 if __name__ == "__main__":
-    sys.exit(h.main({"busy_port": test_busy_port, "bad_options": test_bad_options}))
+    sys.exit(h.main({"busy_port": test_busy_port, "bad_options": test_bad_options,
+                     "include_missing_file": test_include_missing_file}))
