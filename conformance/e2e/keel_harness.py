@@ -327,12 +327,14 @@ class KeelServer:
     # Stopping ------------------------------------------------------------------------------
 
     def stop(self, sig=signal.SIGTERM, expect_exit_code=0):
-        """Sends `sig`, waits for the exit; fails if it takes too long (then SIGKILL) or if the
-        exit code differs from `expect_exit_code` (None: any) or a sanitizer reported."""
+        """Sends `sig` (None: none, the server is expected to exit by itself), waits for the exit;
+        fails if it takes too long (then SIGKILL) or if the exit code differs from
+        `expect_exit_code` (None: any) or a sanitizer reported."""
         if self.process is None:
             return self.exit_code
         if self.process.poll() is None:
-            self.process.send_signal(sig)
+            if sig is not None:
+                self.process.send_signal(sig)
             try:
                 self.process.wait(timeout=STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -340,9 +342,9 @@ class KeelServer:
                 self.process.wait()
                 self.exit_code = self.process.returncode
                 self.process = None
+                cause = signal.Signals(sig).name if sig is not None else "being told to"
                 raise TestFailure(f"{self.name} did not exit within {STOP_TIMEOUT_S}s of "
-                                  f"{signal.Signals(sig).name}; killed with SIGKILL; log:\n"
-                                  f"{self.log()}")
+                                  f"{cause}; killed with SIGKILL; log:\n{self.log()}")
         self.exit_code = self.process.returncode
         self.process = None
         log = self.log()
