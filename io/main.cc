@@ -48,11 +48,20 @@ void PrintUsage() {
                "       ./keel-server /etc/mykeel.conf --loglevel verbose\n");
 }
 
+// redis-server's getAbsolutePath: the working directory joined with `path`, each leading "../"
+// of `path` removing the last component of the directory ("../x" from /a/b is /a/x).
 std::string AbsolutePath(const std::string& path) {
   if (path.empty() || path[0] == '/') return path;
   char cwd[4096];
   if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
-  return std::string(cwd) + "/" + path;
+  std::string directory(cwd);
+  if (directory.back() != '/') directory += '/';
+  std::string_view relative(path);
+  while (relative.substr(0, 3) == "../") {
+    relative.remove_prefix(3);
+    if (directory.size() > 1) directory.erase(directory.rfind('/', directory.size() - 2) + 1);
+  }
+  return directory + std::string(relative);
 }
 
 // Detaches from the terminal as redis-server's daemonize does.
@@ -91,8 +100,9 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0].substr(0, 1) != "-") {
     startup.config_file = AbsolutePath(std::string(args[0]));
     if (!ReadFile(args[0], &text)) {
+      // Named by its absolute path, as redis-server does.
       std::fprintf(stderr, "Fatal error, can't open config file '%s': %s\n",
-                   std::string(args[0]).c_str(), std::strerror(errno));
+                   startup.config_file.c_str(), std::strerror(errno));
       return 1;
     }
     first_option = 1;
@@ -147,6 +157,9 @@ int main(int argc, char** argv) {
                "a config file use " + std::string(argv[0]) + " /path/to/keel.conf");
   }
 
+  Server server(engine);
+  if (!server.Start().ok()) return 1;
+  // Only once listening, as redis-server: a server that fails to start leaves no PID file.
   std::string pidfile = engine.settings().pidfile;
   if (pidfile.empty() && engine.settings().daemonize) pidfile = "/var/run/keel.pid";
   if (!pidfile.empty()) {
@@ -158,8 +171,6 @@ int main(int argc, char** argv) {
     }
   }
 
-  Server server(engine);
-  if (!server.Start().ok()) return 1;
   engine.Log(LogLevel::kNotice, "Running mode=standalone, port=" +
                                     Int64ToString(engine.settings().port) + ".");
   engine.Log(LogLevel::kNotice, "Server initialized");

@@ -1,0 +1,469 @@
+# The harness for Keel's end-to-end tests: starts the real keel-server binary on a free loopback
+# port, waits until it answers PING, talks RESP to it over a raw socket, runs redis-cli and
+# redis-benchmark against it, and always stops it (SIGTERM, then a bounded wait; SIGKILL only after
+# that wait, and then the test fails).
+#
+# Each test script defines its cases and ends with `keel_harness.main(CASES)`. ctest runs
+#   python3 -B test_x.py --server /path/to/keel-server [--case NAME]
+# Exit status: 0 pass, 1 fail, 77 skipped (a known bug, see `known_bug`). On failure the logs of
+# every server the case started are printed.
+import argparse
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+READY_TIMEOUT_S = 30.0  # ASan start-up on a loaded 2-core machine
+STOP_TIMEOUT_S = 20.0  # SIGTERM to exit
+PORT_ATTEMPTS = 5  # a free port can be taken by someone else before keel-server binds it
+SKIP_EXIT_CODE = 77  # ctest SKIP_RETURN_CODE
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+_servers_started = []  # every KeelServer of the running case, for failure reports
+_server_binary = None
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_harness():
+    """Runs in the child before exec: if the harness itself is killed (a ctest timeout), the
+    kernel kills the server too instead of leaving it running."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class TestFailure(AssertionError):
+    pass
+
+
+class KnownBug(Exception):
+    """Raised by `known_bug` when a check for a documented bug fails as expected."""
+
+
+def server_binary():
+    return _server_binary
+
+
+# ----------------------------------------------------------------------------------------------
+# Assertions
+
+
+def check(condition, message):
+    if not condition:
+        raise TestFailure(message)
+
+
+def check_equal(actual, expected, what):
+    if actual != expected:
+        raise TestFailure(f"{what}:\n  expected {expected!r}\n  actual   {actual!r}")
+
+
+def check_contains(text, fragment, what):
+    if fragment not in text:
+        raise TestFailure(f"{what}: expected to contain {fragment!r}, got:\n{text}")
+
+
+class known_bug:
+    """Wraps checks that fail because of a known keel-server bug.
+
+    A failing check skips the ctest test (exit 77) with the bug's description. A passing check
+    fails the test, so that the marker is removed once the bug is fixed and the test guards the fix.
+    """
+
+    def __init__(self, description):
+        self.description = description
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, trace):
+        if kind is None:
+            raise TestFailure(f"known bug no longer reproduces, remove its known_bug marker: "
+                              f"{self.description}")
+        if issubclass(kind, TestFailure):
+            raise KnownBug(f"{self.description}\n  check failed as expected: {value}")
+        return False
+
+
+# ----------------------------------------------------------------------------------------------
+# Ports and a minimal RESP2 client
+
+
+def free_port():
+    """A loopback port that was free a moment ago (bound to port 0, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RespError(Exception):
+    """An error reply ("-ERR ..."), returned (not raised) by RespConnection.command."""
+
+    def __init__(self, text):
+        super().__init__(text)
+        self.text = text
+
+    def __eq__(self, other):
+        return isinstance(other, RespError) and other.text == self.text
+
+    def __repr__(self):
+        return f"RespError({self.text!r})"
+
+
+class RespConnection:
+    """A blocking RESP2 connection. Replies: str (status), bytes (bulk), int, list, None, RespError.
+    """
+
+    def __init__(self, port, timeout_s=10.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout_s)
+        self.buffer = b""
+
+    def close(self):
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def command(self, *args):
+        self.send_raw(encode_command(*args))
+        return self.read_reply()
+
+    def read_until_closed(self):
+        """Reads until the server closes the connection (fails if it does not within the
+        connection's timeout); returns what arrived, unparsed bytes included."""
+        data = self.buffer
+        self.buffer = b""
+        while True:
+            try:
+                chunk = self.sock.recv(65536)
+            except ConnectionResetError:
+                return data
+            except socket.timeout:
+                raise TestFailure(f"the server did not close the connection; received {data!r}")
+            if not chunk:
+                return data
+            data += chunk
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise TestFailure(f"server closed the connection; unparsed bytes {self.buffer!r}")
+        self.buffer += chunk
+
+    def _line(self):
+        while b"\r\n" not in self.buffer:
+            self._fill()
+        line, self.buffer = self.buffer.split(b"\r\n", 1)
+        return line
+
+    def read_reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            return RespError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            length = int(rest)
+            if length < 0:
+                return None
+            while len(self.buffer) < length + 2:
+                self._fill()
+            value, self.buffer = self.buffer[:length], self.buffer[length + 2:]
+            return value
+        if kind == b"*":
+            count = int(rest)
+            return None if count < 0 else [self.read_reply() for _ in range(count)]
+        raise TestFailure(f"unexpected reply line {line!r}")
+
+
+def encode_command(*args):
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+def parse_info(text):
+    """INFO's "field:value" lines as a dict of strings."""
+    if isinstance(text, bytes):
+        text = text.decode()
+    fields = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#") and ":" in line:
+            name, value = line.split(":", 1)
+            fields[name] = value
+    return fields
+
+
+def port_refuses(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2.0):
+            return False
+    except ConnectionRefusedError:
+        return True
+
+
+# ----------------------------------------------------------------------------------------------
+# The server
+
+
+class ServerStartError(Exception):
+    def __init__(self, message, port_in_use):
+        super().__init__(message)
+        self.port_in_use = port_in_use
+
+
+class KeelServer:
+    """A keel-server process with its own temporary directory (its cwd) and log file.
+
+    `make_args(port)` returns the command line after the binary (default: ["--port", port]).
+    `stdin_text` (a string, or a function of the port) is written to the server's standard input
+    (for "-"); without it standard input is /dev/null. Use as a context manager:
+    the server is stopped (and its temporary files removed) however the block ends.
+    """
+
+    def __init__(self, make_args=None, stdin_text=None, name="keel-server"):
+        self.make_args = make_args or (lambda port: ["--port", str(port)])
+        self.stdin_text = stdin_text
+        self.name = name
+        self.process = None
+        self.port = None
+        self.argv = None
+        self.exit_code = None
+        self.tempdir = tempfile.mkdtemp(prefix="keel-e2e-")
+        self.log_path = os.path.join(self.tempdir, "server.log")
+        self.final_log = None  # kept after the temporary directory is gone
+        self.attempt_log_offset = 0
+        _servers_started.append(self)
+
+    # Starting ------------------------------------------------------------------------------
+
+    def start(self):
+        """Starts on a free port, retrying when another process takes the port first."""
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                self.start_on(free_port())
+                return self
+            except ServerStartError as error:
+                if not error.port_in_use or attempt == PORT_ATTEMPTS - 1:
+                    raise TestFailure(str(error)) from None
+        return self
+
+    def start_on(self, port):
+        """Starts on `port`, waits until it answers PING. Raises ServerStartError if it exits."""
+        self.port = port
+        self.argv = [server_binary()] + list(self.make_args(port))
+        self.exit_code = None
+        with open(self.log_path, "ab") as log:
+            self.attempt_log_offset = log.tell()  # the log keeps every attempt's lines
+            self.process = subprocess.Popen(
+                self.argv, cwd=self.tempdir, stdout=log, stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_harness,
+                stdin=subprocess.PIPE if self.stdin_text is not None else subprocess.DEVNULL)
+        if self.stdin_text is not None:
+            text = self.stdin_text(port) if callable(self.stdin_text) else self.stdin_text
+            self.process.stdin.write(text.encode())
+            self.process.stdin.close()
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            code = self.process.poll()
+            if code is not None:
+                self.exit_code = code
+                log = self.log()
+                in_use = "Address already in use" in log[self.attempt_log_offset:]
+                raise ServerStartError(f"{self.name} exited with {code} during start-up "
+                                       f"({' '.join(self.argv)}); log:\n{log}", in_use)
+            if self._answers_ping_as_us():
+                return
+            time.sleep(0.02)  # a poll interval, not a wait for readiness
+        self.stop(expect_exit_code=None)
+        raise TestFailure(f"{self.name} did not answer PING within {READY_TIMEOUT_S}s; log:\n"
+                          f"{self.log()}")
+
+    def _answers_ping_as_us(self):
+        # Another test's server may hold the port; only our process's PONG counts.
+        try:
+            with RespConnection(self.port, timeout_s=5.0) as conn:
+                if conn.command("PING") != "PONG":
+                    return False
+                info = parse_info(conn.command("INFO", "server"))
+                return info.get("process_id") == str(self.process.pid)
+        except (ConnectionRefusedError, ConnectionResetError, socket.timeout, TestFailure):
+            return False
+
+    # Talking -------------------------------------------------------------------------------
+
+    def connect(self):
+        return RespConnection(self.port)
+
+    def command(self, *args):
+        with self.connect() as conn:
+            return conn.command(*args)
+
+    def info(self, section):
+        return parse_info(self.command("INFO", section))
+
+    # Stopping ------------------------------------------------------------------------------
+
+    def stop(self, sig=signal.SIGTERM, expect_exit_code=0):
+        """Sends `sig` (None: none, the server is expected to exit by itself), waits for the exit;
+        fails if it takes too long (then SIGKILL) or if the exit code differs from
+        `expect_exit_code` (None: any) or a sanitizer reported."""
+        if self.process is None:
+            return self.exit_code
+        if self.process.poll() is None:
+            if sig is not None:
+                self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                self.exit_code = self.process.returncode
+                self.process = None
+                cause = signal.Signals(sig).name if sig is not None else "being told to"
+                raise TestFailure(f"{self.name} did not exit within {STOP_TIMEOUT_S}s of "
+                                  f"{cause}; killed with SIGKILL; log:\n{self.log()}")
+        self.exit_code = self.process.returncode
+        self.process = None
+        log = self.log()
+        for marker in SANITIZER_MARKERS:
+            check(marker not in log, f"{self.name}: sanitizer report in its log:\n{log}")
+        if expect_exit_code is not None:
+            check(self.exit_code == expect_exit_code,
+                  f"{self.name} exited with {self.exit_code}, expected {expect_exit_code}; "
+                  f"log:\n{log}")
+        return self.exit_code
+
+    def log(self):
+        if self.final_log is not None:
+            return self.final_log
+        try:
+            with open(self.log_path, "rb") as log:
+                return log.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def cleanup(self):
+        if self.process is not None:
+            try:
+                self.stop(expect_exit_code=None)
+            except TestFailure as error:
+                print(f"cleanup: {error}", file=sys.stderr)
+        self.final_log = self.log()
+        shutil.rmtree(self.tempdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, trace):
+        if kind is None:
+            try:
+                self.stop()  # a clean exit is part of every test
+            finally:
+                self.cleanup()
+        else:
+            self.cleanup()
+        return False
+
+
+def start_server(make_args=None, stdin_text=None, name="keel-server"):
+    server = KeelServer(make_args, stdin_text, name)
+    try:
+        return server.start()
+    except BaseException:
+        server.cleanup()
+        raise
+
+
+# ----------------------------------------------------------------------------------------------
+# Clients
+
+
+def tool(name):
+    path = shutil.which(name)
+    check(path is not None, f"{name} is not installed (bash .ci/deps installs redis-tools)")
+    return path
+
+
+def run_tool(argv, input_bytes=None, timeout_s=60.0, environment=None):
+    """Runs a program to completion; fails the test if it hangs."""
+    try:
+        return subprocess.run(argv, input=input_bytes, capture_output=True, timeout=timeout_s,
+                              env=environment)
+    except subprocess.TimeoutExpired as error:
+        raise TestFailure(f"{' '.join(argv)} did not finish within {timeout_s}s; output so far:\n"
+                          f"{error.stdout!r}") from None
+
+
+def redis_cli(port, args=(), input_bytes=None, timeout_s=60.0):
+    return run_tool([tool("redis-cli"), "-p", str(port)] + list(args), input_bytes, timeout_s)
+
+
+# ----------------------------------------------------------------------------------------------
+# Running a test script
+
+
+def main(cases):
+    """Runs the case named by --case (or the only one) against --server."""
+    global _server_binary
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", required=True, help="path to the keel-server binary")
+    parser.add_argument("--case", choices=sorted(cases), help="which case to run")
+    options = parser.parse_args()
+    if options.case is None and len(cases) != 1:
+        parser.error("--case is required: " + ", ".join(sorted(cases)))
+    name = options.case or next(iter(cases))
+    _server_binary = os.path.abspath(options.server)
+    if not os.access(_server_binary, os.X_OK):
+        print(f"FAIL: keel-server binary not found: {_server_binary}")
+        return 1
+    started = time.monotonic()
+    try:
+        cases[name]()
+    except KnownBug as bug:
+        print(f"SKIPPED (known bug): {bug}")
+        return SKIP_EXIT_CODE
+    except TestFailure as failure:
+        print(f"FAIL {name}: {failure}")
+        _report_servers()
+        return 1
+    except Exception:
+        print(f"ERROR {name}:\n{traceback.format_exc()}")
+        _report_servers()
+        return 1
+    finally:
+        for server in _servers_started:
+            server.cleanup()
+    print(f"PASS {name} ({time.monotonic() - started:.2f}s)")
+    return 0
+
+
+def _report_servers():
+    for server in _servers_started:
+        log = server.final_log if server.final_log is not None else server.log()
+        tail = "\n".join(log.splitlines()[-40:])
+        print(f"--- {server.name} ({' '.join(server.argv or [])}), exit code {server.exit_code}, "
+              f"last log lines:\n{tail}\n---")
+

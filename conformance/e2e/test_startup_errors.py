@@ -1,0 +1,99 @@
+# Start-up failures of keel-server, which redis-server reports the same way: a busy port (a second
+# server on a taken port exits 1 saying "Could not create server TCP listening socket" and "Failed
+# listening on port", and the first keeps serving), and bad options on the command line or in a
+# config file (exit 1 with the "*** FATAL CONFIG FILE ERROR" report naming the line).
+import os
+import sys
+import tempfile
+
+import keel_harness as h
+
+START_TIMEOUT_S = 30.0
+
+
+def fatal_report(line_number, line, message):
+    return (f"\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            f"Reading the configuration file, at line {line_number}\n"
+            f">>> '{line}'\n"
+            f"{message}\n")
+
+
+def test_busy_port():
+    with h.start_server(name="first keel-server") as first:
+        second = h.KeelServer(lambda port: ["--port", str(port)], name="second keel-server")
+        try:
+            try:
+                second.start_on(first.port)
+            except h.ServerStartError:
+                pass
+            else:
+                raise h.TestFailure(f"a second keel-server started on busy port {first.port}")
+            log = second.log()
+            h.check_equal(second.exit_code, 1, f"exit code of the second server; log:\n{log}")
+            h.check_contains(log, "Could not create server TCP listening socket "
+                             f"127.0.0.1:{first.port}: bind: Address already in use",
+                             "second server's log")
+            h.check_contains(log, f"Failed listening on port {first.port}", "second server's log")
+        finally:
+            second.cleanup()
+        h.check_equal(first.command("PING"), "PONG", "the first server after the failed start")
+
+
+def run_failing_start(args):
+    """Runs keel-server expecting it to exit at once; returns the CompletedProcess."""
+    return h.run_tool([h.server_binary()] + args, timeout_s=START_TIMEOUT_S)
+
+
+def check_fatal_config_error(args, expected_stderr):
+    result = run_failing_start(args)
+    what = f"keel-server {' '.join(args)}"
+    h.check_equal(result.returncode, 1, f"exit code of {what}")
+    h.check_equal(result.stderr.decode(errors="replace"), expected_stderr, f"stderr of {what}")
+    h.check_equal(result.stdout, b"", f"stdout of {what}")
+
+
+def test_bad_options():
+    port = str(h.free_port())
+    check_fatal_config_error(["--port", "abc"], fatal_report(
+        2, 'port "abc"', "argument couldn't be parsed into an integer"))
+    check_fatal_config_error(["--nosuch", "1"], fatal_report(
+        2, 'nosuch "1"', "Bad directive or wrong number of arguments"))
+    # Each option is one line after a first empty line, as in redis-server.
+    check_fatal_config_error(["--port", port, "--nosuch", "1"], fatal_report(
+        3, 'nosuch "1"', "Bad directive or wrong number of arguments"))
+    check_fatal_config_error(["--port", "70000"], fatal_report(
+        2, 'port "70000"', "argument must be between 0 and 65535 inclusive"))
+    with tempfile.TemporaryDirectory(prefix="keel-e2e-") as directory:
+        config_path = os.path.join(directory, "bad.conf")
+        with open(config_path, "w") as config:
+            config.write(f"port {port}\n# a comment\n\nmaxmemory lots\nhz 10\n")
+        check_fatal_config_error([config_path], fatal_report(
+            4, "maxmemory lots", "argument must be a memory value"))
+        # A missing config file, given by a relative path, is named by its absolute path.
+        missing = os.path.join(os.path.realpath(directory), "missing.conf")
+        result = run_failing_start([os.path.relpath(missing)])
+        h.check_equal(result.returncode, 1, "exit code with a missing config file")
+        h.check_contains(result.stdout.decode() + result.stderr.decode(),
+                         f"Fatal error, can't open config file '{missing}': No such file or "
+                         "directory", "output with a missing config file")
+
+
+def test_include_missing_file():
+    with tempfile.TemporaryDirectory(prefix="keel-e2e-") as directory:
+        missing = os.path.join(directory, "missing.conf")
+        result = run_failing_start(["--port", str(h.free_port()), "--include", missing])
+        output = result.stdout.decode() + result.stderr.decode()
+        h.check_equal(result.returncode, 1, f"exit code with a missing include: {output}")
+        with h.known_bug("a missing 'include' file is reported as a FATAL CONFIG FILE ERROR "
+                         "ending \"Fatal error, can't open config file 'F'\" without the reason; "
+                         "redis-server only prints \"Fatal error, can't open config file 'F': No "
+                         "such file or directory\" (engine/server/config_file.cc)"):
+            h.check_contains(output, f"Fatal error, can't open config file '{missing}': No such "
+                             "file or directory", "output with a missing include")
+            h.check("FATAL CONFIG FILE ERROR" not in output, f"report of a missing include:\n"
+                    f"{output}")
+
+
+if __name__ == "__main__":
+    sys.exit(h.main({"busy_port": test_busy_port, "bad_options": test_bad_options,
+                     "include_missing_file": test_include_missing_file}))
