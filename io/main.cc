@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) {
     PrintUsage();
-    return 0;
+    return 1;  // as redis-server
   }
 
   StartupInfo startup;
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   engine.Log(LogLevel::kNotice, "Running mode=standalone, port=" +
                                     Int64ToString(engine.settings().port) + ".");
   engine.Log(LogLevel::kNotice, "Server initialized");
-  engine.Log(LogLevel::kNotice, "Ready to accept connections tcp");
+  engine.Log(LogLevel::kNotice, "Ready to accept connections");
   server.Run();
   if (!pidfile.empty()) unlink(pidfile.c_str());
   return 0;

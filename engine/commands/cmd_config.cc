@@ -99,7 +99,7 @@ void CmdConfigSet(CommandContext& context) {
       const bool port_changed = next.port != now.port;
       context.reply.Error(std::string("ERR CONFIG SET failed (possibly related to argument '") +
                           (port_changed ? "port" : "bind") + "') - " +
-                          (port_changed ? "Unable to listen on this port"
+                          (port_changed ? "Unable to listen on this port. Check server logs."
                                         : "Failed to bind to specified addresses."));
       return;
     }

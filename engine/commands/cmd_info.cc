@@ -379,7 +379,7 @@ void CmdShutdown(CommandContext& context) {
     context.reply.Error("ERR No shutdown in progress.");
     return;
   }
-  context.engine.Log(LogLevel::kWarning, "User requested shutdown...");
+  // The server loop logs "User requested shutdown..." once it stops, as for a signal.
   context.engine.RequestShutdown();
   // Redis closes the connection without a reply on success.
   context.client.flags |= kClientCloseAfterReply;

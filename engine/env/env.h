@@ -216,7 +216,7 @@ enum class EventKind : uint8_t {
   kReadable,           // handle: ConnId; Read will return data, EOF or a failure
   kWritable,           // handle: ConnId; only while writable interest is on
   kFileSynced,         // handle: the token given to SyncAsync; status: its outcome
-  kShutdownRequested,  // SIGTERM or SIGINT (or the simulator's equivalent)
+  kShutdownRequested,  // handle: the signal number, SIGTERM 15 or SIGINT 2 (the simulator: 15)
 };
 
 struct Event {

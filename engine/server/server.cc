@@ -43,48 +43,52 @@ Server::Server(Engine& engine)
 Server::~Server() { Shutdown(); }
 
 Status Server::Start() {
-  Status status = OpenListeners(engine_.settings(), &listeners_);
+  std::vector<BoundListener> none;
+  Status status = OpenListeners(engine_.settings(), &none, &listeners_, /*at_startup=*/true);
   if (status.ok()) engine_.set_listener_control(this);
   return status;
 }
 
 Status Server::Rebind(const ConfigValues& next) {
-  // Open the new listeners first, so that a failure leaves the old ones serving. When the new set
-  // shares an address and port with the old one (only "bind" changed, say), that fails with
-  // AddressInUse: then close the old ones, open the new ones, and restore the old on failure.
-  std::vector<ListenerId> opened;
-  Status status = OpenListeners(next, &opened);
-  if (!status.ok() && status.code() == StatusCode::kAddressInUse) {
-    for (ListenerId listener : listeners_) network_.CloseListener(listener);
-    listeners_.clear();
-    status = OpenListeners(next, &opened);
-    if (!status.ok()) {
-      // Restore the old listeners; the old configuration is still the live one.
-      Status restored = OpenListeners(engine_.settings(), &listeners_);
-      restored.IgnoreError();  // nothing better to do than keep serving existing clients
-      return status;
-    }
-    listeners_ = std::move(opened);
-    return Status::Ok();
+  // Listeners whose address and port do not change are kept as they are; new ones are opened
+  // before any old one closes, so a failure leaves the server listening exactly as before.
+  std::vector<BoundListener> old = std::move(listeners_);
+  std::vector<BoundListener> opened;
+  Status status = OpenListeners(next, &old, &opened, /*at_startup=*/false);
+  if (!status.ok()) {
+    // `old` got back everything OpenListeners had taken from it.
+    listeners_ = std::move(old);
+    return status;
   }
-  if (!status.ok()) return status;
-  for (ListenerId listener : listeners_) network_.CloseListener(listener);
+  for (const BoundListener& listener : old) network_.CloseListener(listener.id);
   listeners_ = std::move(opened);
   return Status::Ok();
 }
 
-Status Server::OpenListeners(const ConfigValues& settings, std::vector<ListenerId>* opened) {
+Status Server::OpenListeners(const ConfigValues& settings, std::vector<BoundListener>* keep,
+                             std::vector<BoundListener>* opened, bool at_startup) {
   if (settings.port == 0) return Status::Ok();
+  const auto port = static_cast<uint16_t>(settings.port);
+  std::vector<BoundListener> fresh;  // opened here
+  std::vector<BoundListener> taken;  // reused from `keep`
   for (const std::string& configured : settings.bind) {
     const bool optional = !configured.empty() && configured[0] == '-';
-    const std::string address = ListenAddress(optional ? configured.substr(1) : configured);
+    const std::string address = optional ? configured.substr(1) : configured;
+    auto same = std::find_if(keep->begin(), keep->end(), [&](const BoundListener& listener) {
+      return listener.address == address && listener.port == port;
+    });
+    if (same != keep->end()) {
+      taken.push_back(*same);
+      keep->erase(same);
+      continue;
+    }
     ListenOptions options;
-    options.address = address;
-    options.port = static_cast<uint16_t>(settings.port);
+    options.address = ListenAddress(address);
+    options.port = port;
     options.backlog = static_cast<int>(settings.tcp_backlog);
     Result<ListenerId> listener = network_.Listen(options);
     if (listener.ok()) {
-      opened->push_back(*listener);
+      fresh.push_back({*listener, address, port});
       continue;
     }
     const StatusCode code = listener.status().code();
@@ -92,20 +96,26 @@ Status Server::OpenListeners(const ConfigValues& settings, std::vector<ListenerI
       continue;  // e.g. "-::1" on a machine without IPv6
     }
     engine_.Log(LogLevel::kWarning, "Warning: Could not create server TCP listening socket " +
-                                        address + ":" + Int64ToString(settings.port) + ": " +
+                                        address + ":" + Int64ToString(port) + ": " +
                                         listener.status().message());
-    engine_.Log(LogLevel::kWarning,
-                "Failed listening on port " + Int64ToString(settings.port) + " (tcp), aborting.");
-    for (ListenerId open : *opened) network_.CloseListener(open);
-    opened->clear();
+    if (at_startup) {
+      engine_.Log(LogLevel::kWarning,
+                  "Failed listening on port " + Int64ToString(port) + " (TCP), aborting.");
+    }
+    for (const BoundListener& opened_here : fresh) network_.CloseListener(opened_here.id);
+    keep->insert(keep->end(), taken.begin(), taken.end());
     return listener.status();
   }
+  opened->insert(opened->end(), taken.begin(), taken.end());
+  opened->insert(opened->end(), fresh.begin(), fresh.end());
   return Status::Ok();
 }
 
 std::vector<uint16_t> Server::listening_ports() const {
   std::vector<uint16_t> ports;
-  for (ListenerId listener : listeners_) ports.push_back(network_.ListenerPort(listener));
+  for (const BoundListener& listener : listeners_) {
+    ports.push_back(network_.ListenerPort(listener.id));
+  }
   return ports;
 }
 
@@ -145,7 +155,10 @@ bool Server::RunOnce() {
       }
       case EventKind::kFileSynced: break;  // no file user yet (persistence issue)
       case EventKind::kShutdownRequested:
-        engine_.Log(LogLevel::kWarning, "Received SIGTERM scheduling shutdown...");
+        // The handle is the signal number (2 is SIGINT; anything else is reported as SIGTERM).
+        engine_.Log(LogLevel::kWarning, event.handle == 2
+                                            ? "Received SIGINT scheduling shutdown..."
+                                            : "Received SIGTERM scheduling shutdown...");
         engine_.RequestShutdown();
         break;
     }
@@ -461,7 +474,7 @@ void Server::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
   if (engine_.listener_control() == this) engine_.set_listener_control(nullptr);
-  for (ListenerId listener : listeners_) network_.CloseListener(listener);
+  for (const BoundListener& listener : listeners_) network_.CloseListener(listener.id);
   listeners_.clear();
   for (auto& [conn, client] : clients_by_conn_) {
     network_.Close(conn);

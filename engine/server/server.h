@@ -47,8 +47,16 @@ class Server final : public ListenerControl {
   size_t connection_count() const { return clients_by_conn_.size(); }
 
  private:
-  // Opens listeners for `settings` into `opened`; on failure closes what it opened.
-  Status OpenListeners(const ConfigValues& settings, std::vector<ListenerId>* opened);
+  struct BoundListener {
+    ListenerId id;
+    std::string address;  // as configured, without the leading '-'
+    uint16_t port;
+  };
+  // Listens as `settings` say, reusing the listeners of `keep` that match an address and port
+  // (moved out of it); on failure closes only what it opened and logs Redis's warning (and, at
+  // startup, the "aborting" line).
+  Status OpenListeners(const ConfigValues& settings, std::vector<BoundListener>* keep,
+                       std::vector<BoundListener>* opened, bool at_startup);
   void Accept(ListenerId listener);
   void OnReadable(Client* client);
   void OnWritable(Client* client);
@@ -68,7 +76,7 @@ class Server final : public ListenerControl {
 
   Engine& engine_;
   Network& network_;
-  std::vector<ListenerId> listeners_;
+  std::vector<BoundListener> listeners_;
   std::unordered_map<ConnId, Client*> clients_by_conn_;
   std::vector<Client*> pending_writes_;
   std::vector<Client*> pending_input_;
