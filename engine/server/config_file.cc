@@ -130,6 +130,7 @@ bool LoadConfigText(std::string_view text, Config* config, const ConfigFileReade
       if (!read_file(words[1], &content)) {
         error->line_number = 0;
         error->message = "Fatal error, can't open config file '" + words[1] + "'";
+        if (!content.empty()) error->message += ": " + content;
         error->plain = true;
         return false;
       }

@@ -26,7 +26,8 @@ struct ConfigLoadError {
   std::string Report() const;
 };
 
-// Reads a file's content for "include"; returns false when the file cannot be read.
+// Reads a file's content for "include"; returns false when the file cannot be read, optionally
+// with strerror's text in *content ("No such file or directory"), which the report then quotes.
 using ConfigFileReader = std::function<bool(std::string_view path, std::string* content)>;
 
 // Checks that the directory "dir" names can be entered (Redis chdirs into it while loading).
