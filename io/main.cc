@@ -25,9 +25,13 @@
 
 namespace {
 
+// Reads a config file; on failure *content holds the reason (strerror), which the loader quotes.
 bool ReadFile(std::string_view path, std::string* content) {
   std::ifstream file{std::string(path), std::ios::binary};
-  if (!file) return false;
+  if (!file) {
+    *content = std::strerror(errno);
+    return false;
+  }
   std::ostringstream buffer;
   buffer << file.rdbuf();
   *content = buffer.str();
@@ -123,15 +127,32 @@ int main(int argc, char** argv) {
 
   Config config;
   ConfigLoadError error;
-  if (!LoadConfigText(text, &config, ReadFile, &error)) {
+  // As redis-server, "dir" takes effect while the file loads: later relative paths use it.
+  auto enter_dir = [](std::string_view path) -> std::string {
+    if (chdir(std::string(path).c_str()) != 0) return std::strerror(errno);
+    return "";
+  };
+  if (!LoadConfigText(text, &config, ReadFile, &error, 0, enter_dir)) {
     std::fputs(error.Report().c_str(), stderr);
     return 1;
   }
-  const ConfigValues& settings = config.values();
-  if (!settings.dir.empty() && chdir(settings.dir.c_str()) != 0) {
-    std::fprintf(stderr, "Can't chdir to '%s': %s\n", settings.dir.c_str(), std::strerror(errno));
-    return 1;
+  // CONFIG GET dir reports the working directory, as in Redis; the engine cannot ask the OS, so
+  // the absolute path is filled in here. Likewise the PID file path a daemon uses by default.
+  char cwd[4096];
+  if (config.values().dir.empty() && getcwd(cwd, sizeof(cwd)) != nullptr) {
+    const std::string_view words[] = {cwd};
+    std::string ignored;
+    if (!config.Set(*Config::Find("dir"), words, &ignored)) {
+      std::fprintf(stderr, "Can't use the working directory '%s': %s\n", cwd, ignored.c_str());
+      return 1;
+    }
   }
+  if (config.values().daemonize && config.values().pidfile.empty()) {
+    const std::string_view words[] = {"/var/run/keel.pid"};
+    std::string ignored;
+    (void)config.Set(*Config::Find("pidfile"), words, &ignored);
+  }
+  const ConfigValues& settings = config.values();
   if (settings.daemonize) Daemonize();
 
   io::RealEnvOptions env_options;
@@ -160,8 +181,7 @@ int main(int argc, char** argv) {
   Server server(engine);
   if (!server.Start().ok()) return 1;
   // Only once listening, as redis-server: a server that fails to start leaves no PID file.
-  std::string pidfile = engine.settings().pidfile;
-  if (pidfile.empty() && engine.settings().daemonize) pidfile = "/var/run/keel.pid";
+  const std::string pidfile = engine.settings().pidfile;
   if (!pidfile.empty()) {
     if (FILE* file = std::fopen(pidfile.c_str(), "w")) {
       std::fprintf(file, "%lld\n", static_cast<long long>(process.pid));

@@ -1,16 +1,36 @@
-// CONFIG GET / SET / RESETSTAT / HELP over the parameter table (server/config_table.cc).
+// CONFIG GET / SET / RESETSTAT / REWRITE / HELP over the parameter table (server/config_table.cc).
 #include <algorithm>
 
 #include "engine/base/glob.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/server/config_file.h"
 
 namespace keel {
 namespace {
 
+// A config file is a few kilobytes. CONFIG REWRITE refuses to load more than this into memory, so
+// that a config path pointing at a huge file cannot exhaust the server.
+constexpr uint64_t kConfigFileBytesMax = 64ull << 20;
+
+// What strerror would say about a failed file-system status: the real environment ends its
+// messages with strerror's text after ": "; kNotFound (ENOENT) is spelled out so that the
+// simulated environment, whose messages do not follow that form, reads the same.
+std::string StatusErrnoText(const Status& status) {
+  if (status.code() == StatusCode::kNotFound) return "No such file or directory";
+  const std::string& message = status.message();
+  const size_t colon = message.rfind(": ");
+  if (colon != std::string::npos) return message.substr(colon + 2);
+  if (status.code() == StatusCode::kPermissionDenied) return "Permission denied";
+  if (status.code() == StatusCode::kNoSpace) return "No space left on device";
+  return message.empty() ? std::string(StatusCodeName(status.code())) : message;
+}
+
 void CmdConfigGet(CommandContext& context) {
-  // Each pattern adds the parameters it matches, once each; a name without glob characters is
-  // looked up directly and reported under the spelling the client used, as Redis does.
+  // Each pattern adds the entries it matches, once per name: a parameter and its alias are
+  // separate entries, as in Redis (CONFIG GET * lists both replicaof and slaveof). A name
+  // without glob characters is looked up directly, hidden parameters included, and reported
+  // under the spelling the client used.
   std::vector<std::pair<std::string, const ConfigParam*>> matches;
   auto already = [&](std::string_view name) {
     return std::any_of(matches.begin(), matches.end(),
@@ -26,9 +46,12 @@ void CmdConfigGet(CommandContext& context) {
       continue;
     }
     for (const ConfigParam& param : ConfigTable()) {
+      if (param.flags & kConfigHidden) continue;
       for (std::string_view name : {param.name, param.alias}) {
         if (name.empty() || already(name)) continue;
-        if (GlobMatch(pattern, name, /*nocase=*/true)) matches.emplace_back(std::string(name), &param);
+        if (GlobMatch(pattern, name, /*nocase=*/true)) {
+          matches.emplace_back(std::string(name), &param);
+        }
       }
     }
   }
@@ -39,70 +62,130 @@ void CmdConfigGet(CommandContext& context) {
   }
 }
 
+// Redis's allowProtectedAction: enable-protected-configs yes, or local and a local client.
+bool ProtectedConfigsAllowed(CommandContext& context) {
+  const std::string& setting =
+      context.engine.config().Get(*Config::Find("enable-protected-configs"));
+  return setting == "yes" || (setting == "local" && context.client.peer_is_loopback);
+}
+
+bool IsTlsParam(const ConfigParam& param) {
+  // tls-auth-clients is read per connection; every other tls-* change reconfigures TLS.
+  return param.name.substr(0, 4) == "tls-" && param.name != "tls-auth-clients";
+}
+
+struct ConfigChange {
+  const ConfigParam* param;
+  std::string_view entry;  // the name or the alias, as the table spells it
+  std::string_view value;
+};
+
+// The checks of CONFIG SET's first pass, in argument order; the first problem wins. Returns the
+// error reply, or "" when every name is known, settable and given once.
+std::string CheckConfigSetNames(CommandContext& context, std::vector<ConfigChange>* changes) {
+  for (size_t i = 2; i < context.argc(); i += 2) {
+    const std::string_view typed = context.arg(i);
+    std::string_view entry;
+    const ConfigParam* param = Config::Find(typed, &entry);
+    if (param == nullptr) {
+      return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(typed) +
+             "'";
+    }
+    std::string_view problem;
+    if (param->flags & kConfigImmutable) {
+      problem = "can't set immutable config";
+    } else if ((param->flags & kConfigProtected) && !ProtectedConfigsAllowed(context)) {
+      problem = "can't set protected config";
+    } else {
+      // A parameter and its alias are different entries, so "hash-max-ziplist-entries 1
+      // hash-max-listpack-entries 2" is no duplicate (the last one wins).
+      for (const ConfigChange& change : *changes) {
+        if (change.entry == entry) problem = "duplicate parameter";
+      }
+    }
+    if (!problem.empty()) {
+      return "ERR CONFIG SET failed (possibly related to argument '" + std::string(typed) +
+             "') - " + std::string(problem);
+    }
+    changes->push_back({param, entry, context.arg(i + 1)});
+  }
+  return "";
+}
+
+std::string SetFailure(std::string_view entry, std::string_view reason) {
+  return "ERR CONFIG SET failed (possibly related to argument '" + std::string(entry) + "') - " +
+         std::string(reason);
+}
+
+// Applies the changes to `staged` in argument order, as Redis's set phase does. "dir" must name a
+// directory the environment can list (Redis chdirs into it at this point).
+std::string StageConfigSet(CommandContext& context, const std::vector<ConfigChange>& changes,
+                           Config* staged) {
+  for (const ConfigChange& change : changes) {
+    std::string error;
+    if (!staged->SetFromCommand(*change.param, change.value, &error)) {
+      return SetFailure(change.entry, error);
+    }
+    if (change.param->name == "dir") {
+      Result<std::vector<std::string>> listing =
+          context.engine.env().files().ListDirectory(staged->Get(*change.param));
+      if (!listing.ok()) return SetFailure(change.entry, StatusErrnoText(listing.status()));
+    }
+  }
+  return "";
+}
+
+// The apply phase: effects that can still fail once every value is valid, tried in argument
+// order. Keel has no TLS, so any change that would turn it on fails as Redis fails without
+// certificates; moving the listeners can fail on a taken port or an unusable address.
+std::string ApplyConfigSet(CommandContext& context, const std::vector<ConfigChange>& changes,
+                           const Config& staged) {
+  const Config& live = context.engine.config();
+  const ConfigValues& now = live.values();
+  const ConfigValues& next = staged.values();
+  ListenerControl* listeners = context.engine.listener_control();
+  bool listeners_moved = false;
+  bool tls_checked = false;
+  for (const ConfigChange& change : changes) {
+    const ConfigParam& param = *change.param;
+    if (live.Get(param) == staged.Get(param)) continue;  // Redis applies only real changes
+    if ((param.name == "port" || param.name == "bind") && !listeners_moved) {
+      listeners_moved = true;
+      if (listeners != nullptr && !listeners->Rebind(next).ok()) {
+        return SetFailure(change.entry, param.name == "port"
+                                            ? "Unable to listen on this port. Check server logs."
+                                            : "Failed to bind to specified addresses.");
+      }
+    } else if (IsTlsParam(param) && !tls_checked) {
+      tls_checked = true;
+      const bool enabled = staged.Get(*Config::Find("tls-port")) != "0" ||
+                           staged.Get(*Config::Find("tls-replication")) == "yes" ||
+                           staged.Get(*Config::Find("tls-cluster")) == "yes";
+      if (enabled) {
+        // Put the listeners back if this command moved them before failing.
+        if (listeners_moved && listeners != nullptr) listeners->Rebind(now).IgnoreError();
+        return SetFailure(change.entry, "Unable to update TLS configuration. Check server logs.");
+      }
+    }
+  }
+  return "";
+}
+
 void CmdConfigSet(CommandContext& context) {
   if (context.argc() % 2 != 0) {
     context.reply.Error(errors::kSyntax);
     return;
   }
-  struct Change {
-    const ConfigParam* param;
-    std::string_view typed_name;
-    std::string_view value;
-  };
-  std::vector<Change> changes;
-  std::string failure;
-  std::string_view failed_name;
-  for (size_t i = 2; i < context.argc(); i += 2) {
-    const ConfigParam* param = Config::Find(context.arg(i));
-    if (param == nullptr) {
-      context.reply.Error("ERR Unknown option or number of arguments for CONFIG SET - '" +
-                          std::string(context.arg(i)) + "'");
-      return;
-    }
-    if (!failure.empty()) continue;
-    if (param->flags & (kConfigImmutable | kConfigProtected)) {
-      failure = (param->flags & kConfigImmutable) ? "can't set immutable config"
-                                                  : "can't set protected config";
-      failed_name = context.arg(i);
-      continue;
-    }
-    for (const Change& change : changes) {
-      if (change.param == param) {
-        failure = "duplicate parameter";
-        failed_name = context.arg(i);
-      }
-    }
-    changes.push_back({param, context.arg(i), context.arg(i + 1)});
-  }
-  // All or nothing: changes are made on a copy that replaces the live config only if every
-  // parameter was accepted.
+  std::vector<ConfigChange> changes;
+  std::string failure = CheckConfigSetNames(context, &changes);
+  // All or nothing: the changes are made on a copy that replaces the live config only when every
+  // value was accepted and applied.
   Config staged = context.engine.config();
-  for (const Change& change : changes) {
-    if (!failure.empty()) break;
-    const std::string_view words[] = {change.value};
-    std::string error;
-    if (!staged.Set(*change.param, words, &error)) {
-      failure = error;
-      failed_name = change.typed_name;
-    }
-  }
+  if (failure.empty()) failure = StageConfigSet(context, changes, &staged);
+  if (failure.empty()) failure = ApplyConfigSet(context, changes, staged);
   if (!failure.empty()) {
-    context.reply.Error("ERR CONFIG SET failed (possibly related to argument '" +
-                        std::string(failed_name) + "') - " + failure);
+    context.reply.Error(failure);
     return;
-  }
-  // Moving the listeners is the one change that can fail after validation (the port is taken).
-  const ConfigValues& now = context.engine.settings();
-  const ConfigValues& next = staged.values();
-  if ((next.port != now.port || next.bind != now.bind) && context.engine.listener_control()) {
-    if (!context.engine.listener_control()->Rebind(next).ok()) {
-      const bool port_changed = next.port != now.port;
-      context.reply.Error(std::string("ERR CONFIG SET failed (possibly related to argument '") +
-                          (port_changed ? "port" : "bind") + "') - " +
-                          (port_changed ? "Unable to listen on this port. Check server logs."
-                                        : "Failed to bind to specified addresses."));
-      return;
-    }
   }
   context.engine.config() = std::move(staged);
   context.reply.Ok();
@@ -116,6 +199,71 @@ void CmdConfigResetstat(CommandContext& context) {
   context.reply.Ok();
 }
 
+// Reads all of `path` into *content; a missing file reads as empty (Redis then writes a new one).
+Status ReadConfigFile(FileSystem& files, const std::string& path, std::string* content) {
+  Result<FileId> file = files.Open(path, OpenMode::kRead);
+  if (!file.ok()) {
+    if (file.status().code() == StatusCode::kNotFound) return Status::Ok();
+    return file.status();
+  }
+  Status status;
+  char buffer[16 * 1024];
+  for (;;) {
+    Result<size_t> read = files.ReadAt(*file, content->size(), buffer, sizeof(buffer));
+    if (!read.ok()) {
+      status = read.status();
+      break;
+    }
+    if (*read == 0) break;
+    content->append(buffer, *read);
+    if (content->size() > kConfigFileBytesMax) {
+      status = Status(StatusCode::kIoError, "read " + path + ": File too large");
+      break;
+    }
+  }
+  files.Close(*file).IgnoreError();  // read only: nothing to lose
+  return status;
+}
+
+// Writes `content` to a temporary file beside `path` and renames it over `path`, so that a
+// failure leaves the old file intact. The seam has no synchronous fsync; the rename's atomicity
+// is what protects the old content.
+Status ReplaceConfigFile(FileSystem& files, const std::string& path, const std::string& content) {
+  const std::string temporary = path + ".keel-rewrite.tmp";
+  Result<FileId> file = files.Open(temporary, OpenMode::kCreateTruncate);
+  if (!file.ok()) return file.status();
+  const ConstSlice slice{content.data(), content.size()};
+  Status status = files.Append(*file, &slice, 1);
+  Status closed = files.Close(*file);
+  if (status.ok()) status = std::move(closed);
+  if (status.ok()) status = files.Rename(temporary, path);
+  if (!status.ok()) files.Remove(temporary).IgnoreError();  // best effort: the error is reported
+  return status;
+}
+
+void CmdConfigRewrite(CommandContext& context) {
+  const std::string& path = context.engine.startup().config_file;
+  if (path.empty()) {
+    context.reply.Error("ERR The server is running without a config file");
+    return;
+  }
+  FileSystem& files = context.engine.env().files();
+  std::string old_content;
+  Status status = ReadConfigFile(files, path, &old_content);
+  if (status.ok()) {
+    status =
+        ReplaceConfigFile(files, path, RewriteConfigText(old_content, context.engine.config()));
+  }
+  if (!status.ok()) {
+    const std::string reason = StatusErrnoText(status);
+    context.engine.Log(LogLevel::kWarning, "CONFIG REWRITE failed: " + reason);
+    context.reply.Error("ERR Rewriting config file: " + reason);
+    return;
+  }
+  context.engine.Log(LogLevel::kWarning, "CONFIG REWRITE executed with success.");
+  context.reply.Ok();
+}
+
 void CmdConfigHelp(CommandContext& context) {
   static constexpr std::string_view kLines[] = {
       "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -125,13 +273,17 @@ void CmdConfigHelp(CommandContext& context) {
       "    Set the configuration <directive> to <value>.",
       "RESETSTAT",
       "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   context.reply.ArrayHeader(std::size(kLines));
   for (std::string_view line : kLines) context.reply.SimpleString(line);
 }
 
+// Tips as redis-server 7.0.15 reports them in COMMAND INFO: config|set has them, config|resetstat
+// and config|rewrite have none there (the 7.2 command docs add them).
 constexpr CommandDef kConfigCommands[] = {
     {.name = "config",
      .arity = -2,
@@ -179,8 +331,18 @@ constexpr CommandDef kConfigCommands[] = {
      .complexity = "O(1)",
      .summary = "Reset the stats returned by INFO",
      .args = "",
-     .handler = CmdConfigResetstat,
-     .tips = "request_policy:all_nodes response_policy:all_succeeded"},
+     .handler = CmdConfigResetstat},
+    {.name = "config|rewrite",
+     .arity = 2,
+     .flags = "admin noscript loading stale",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "2.8.0",
+     .complexity = "O(1)",
+     .summary = "Rewrite the configuration file with the in memory configuration",
+     .args = "",
+     .handler = CmdConfigRewrite},
     {.name = "config|help",
      .arity = 2,
      .flags = "loading stale",

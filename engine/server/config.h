@@ -1,10 +1,11 @@
-// Config: every redis.conf parameter Keel accepts, with Redis 7.0's names, defaults, value
-// syntax and error texts.
+// Config: every parameter Redis 7.0.15 knows, with its names, defaults, value syntax, canonical
+// form and error texts.
 //
-// One table (config_table.cc) lists each parameter once. Parameters the engine acts on are bound
-// to a typed field of ConfigValues, which the engine reads directly (no lookup on the request
-// path). Parameters of features that arrive later (save, appendonly, ...) are accepted, validated
-// and reported by CONFIG GET from the start, stored as their canonical text.
+// One table (config_table.cc) lists each parameter once, with its alias if it has one. Parameters
+// the engine acts on are bound to a typed field of ConfigValues, which the engine reads directly
+// (no lookup on the request path). Every parameter also keeps its canonical text, the form CONFIG
+// GET prints, so parameters of features that arrive later (appendonly, cluster-*, tls-*, ...) are
+// accepted, validated and reported from the start.
 //
 // The same Set path serves the config file, the command line and CONFIG SET, so a value accepted
 // in one is accepted in all, with the same canonical form (CONFIG SET maxmemory 1gb reads back as
@@ -28,7 +29,7 @@ struct OutputBufferLimit {
 
 enum class ClientClass : uint8_t { kNormal = 0, kReplica = 1, kPubsub = 2, kCount = 3 };
 
-// The values the engine acts on. Field names follow the parameter names.
+// The values the engine acts on. Field names follow the parameter names, with units last.
 struct ConfigValues {
   int64_t port = 6379;
   std::vector<std::string> bind;  // "-" prefix: skip the address if it is not available
@@ -38,63 +39,106 @@ struct ConfigValues {
   int64_t tcp_keepalive_seconds = 300;
   int64_t maxclients = 10000;
   int64_t databases = 16;
-  int64_t hz = 10;
+  int64_t hz = 10;  // already clamped to [1, 500] as Redis clamps it
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   OutputBufferLimit output_buffer_limits[3] = {
       {0, 0, 0}, {256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
+  // Redis takes any uint64; values above INT64_MAX (8 EiB, "no limit" in practice) are kept here
+  // as INT64_MAX while CONFIG GET still prints the exact value.
   int64_t maxmemory = 0;
   std::string requirepass;
   std::string logfile;
   int64_t loglevel = 2;  // index into debug verbose notice warning
   bool daemonize = false;
   std::string pidfile;
-  std::string dir;
+  std::string dir;  // "" means the working directory the server started in
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
 };
 
 enum class ConfigKind : uint8_t {
-  kBool,     // yes/no
-  kInteger,  // decimal, within [min, max]
-  kMemory,   // decimal with an optional unit (k kb m mb g gb), within [min, max]
-  kEnum,     // one of the names listed in `choices`
+  kBool,     // yes/no, any case
+  kInteger,  // strict decimal (Redis's string2ll), within [min, max]
+  kMemory,   // decimal with an optional unit (b k kb m mb g gb), within [min, max]
+  kOctal,    // octal (strtoll base 8), within [min, max]; printed in octal (unixsocketperm)
+  kEnum,     // one of the names in `choices`; with kConfigMultiArg, a set of flags
   kString,   // any text (may be empty)
   kSpecial,  // a parameter with its own syntax (save, bind, client-output-buffer-limit, ...)
 };
 
 enum ConfigFlag : uint16_t {
-  kConfigImmutable = 1 << 0,   // only from the config file or the command line
-  kConfigSensitive = 1 << 1,   // value never logged (requirepass, masterauth)
-  kConfigProtected = 1 << 2,   // settable only with enable-protected-configs
-  kConfigMultiArg = 1 << 3,    // takes several words in the config file (save 900 1 300 10)
-  kConfigPercent = 1 << 4,     // kMemory that may also be "N%" (maxmemory-clients)
+  kConfigImmutable = 1 << 0,  // only from the config file or the command line
+  kConfigSensitive = 1 << 1,  // value never logged (requirepass, masterauth, masteruser)
+  kConfigProtected = 1 << 2,  // CONFIG SET needs enable-protected-configs (dir, dbfilename)
+  // Several words on a config file line; CONFIG SET splits its one value at every space.
+  kConfigMultiArg = 1 << 3,
+  kConfigPercent = 1 << 4,      // kMemory that may also be "N%" (maxmemory-clients)
+  kConfigHidden = 1 << 5,       // not matched by CONFIG GET patterns, only by its exact name
+  kConfigEmptyIsNull = 1 << 6,  // kString: "" means unset, and CONFIG REWRITE drops its lines
+  kConfigUnsigned = 1 << 7,     // kMemory taking all of uint64 (maxmemory): no bound check
+  // While one config file is read, the second and later lines add to the first instead of
+  // replacing it (save).
+  kConfigAccumulates = 1 << 8,
 };
 
 struct ConfigValues;
 struct ConfigParam;
 
-// A parameter with its own syntax: parses the words, and on success stores the canonical text
-// into *canonical (and typed fields into *values). Returns false with *error set otherwise.
-using ConfigSpecialParser = bool (*)(std::span<const std::string_view> words, ConfigValues* values,
+// What a special parser gets: the words (config file: the line's words after the name; CONFIG
+// SET: its value split at spaces), the canonical text before the change, and whether the words
+// add to it (a later "save" line of the same config file).
+struct ConfigSpecialInput {
+  std::span<const std::string_view> words;
+  std::string_view current;
+  bool append = false;
+};
+
+// Parses a special parameter: on success stores the canonical text into *canonical and typed
+// fields into *values; otherwise returns false with *error set to Redis's text.
+using ConfigSpecialParser = bool (*)(const ConfigSpecialInput& input, ConfigValues* values,
                                      std::string* canonical, std::string* error);
+
+// A line CONFIG REWRITE writes for a parameter. `force`: write it even where the old file has no
+// line for the parameter (its value differs from the default, or Redis always writes it).
+struct ConfigRewriteLine {
+  std::string text;
+  bool force = false;
+};
+
+// The lines a special parameter rewrites to, from its canonical text (none: drop its lines).
+using ConfigSpecialRewriter = void (*)(const ConfigParam& param, std::string_view canonical,
+                                       std::vector<ConfigRewriteLine>* lines);
+
+// An extra check of an accepted canonical value ("yes", an enum name, a string); returns false
+// with *error set to Redis's text.
+using ConfigValidator = bool (*)(std::string_view canonical, std::string* error);
 
 struct ConfigParam {
   std::string_view name;
   std::string_view alias;  // the older name that also works ("slaveof" for "replicaof")
-  ConfigKind kind;
-  uint16_t flags;
+  ConfigKind kind = ConfigKind::kString;
+  uint16_t flags = 0;
   std::string_view default_value;  // in the form CONFIG GET prints it
   int64_t min = 0;
   int64_t max = 0;
   std::string_view choices = {};  // kEnum: names separated by spaces, in Redis's order
-  int64_t ConfigValues::*integer_field = nullptr;  // kInteger, kMemory, kEnum (index)
-  bool ConfigValues::*bool_field = nullptr;         // kBool
+  int64_t ConfigValues::*integer_field = nullptr;     // kInteger, kMemory, kEnum (index)
+  bool ConfigValues::*bool_field = nullptr;           // kBool
   std::string ConfigValues::*string_field = nullptr;  // kString
   ConfigSpecialParser special = nullptr;              // kSpecial
+  ConfigSpecialRewriter rewrite = nullptr;            // kSpecial
+  ConfigValidator validate = nullptr;
+  int64_t (*adjust)(int64_t value) = nullptr;  // kInteger: the value kept for an accepted one
+
+  constexpr ConfigParam Alias(std::string_view older_name) const {
+    ConfigParam copy = *this;
+    copy.alias = older_name;
+    return copy;
+  }
 };
 
-// The table, in the order CONFIG REWRITE writes parameters.
+// The table, in the order CONFIG REWRITE appends parameters.
 std::span<const ConfigParam> ConfigTable();
 
 class Config {
@@ -104,30 +148,61 @@ class Config {
   const ConfigValues& values() const { return values_; }
   ConfigValues& mutable_values() { return values_; }
 
-  // The parameter called `name` or by its alias (any case), or nullptr.
+  // The parameter called `name` or by its alias (any case, hidden ones included), or nullptr.
   static const ConfigParam* Find(std::string_view name);
+  // Also returns the entry that matched: the parameter's name or its alias, as the table spells
+  // it. Redis treats the two as separate entries (CONFIG GET * lists both; CONFIG SET errors
+  // name the one used).
+  static const ConfigParam* Find(std::string_view name, std::string_view* entry);
 
-  // Sets a parameter from words: one word for CONFIG SET (which Redis then splits itself for
-  // multi-word parameters), one or more from a config file line. On failure returns false with
-  // *error holding Redis's text ("argument must be 'yes' or 'no'") and changes nothing.
+  // Sets a parameter from the words of a config file line (after the name). On failure returns
+  // false with *error holding Redis's text ("argument must be 'yes' or 'no'") and changes nothing.
   bool Set(const ConfigParam& param, std::span<const std::string_view> words, std::string* error);
+  // Sets a parameter from CONFIG SET's one value, which Redis splits at every space for
+  // multi-word parameters ("" gives no words at all).
+  bool SetFromCommand(const ConfigParam& param, std::string_view value, std::string* error);
 
   // The canonical value text as CONFIG GET reports it.
-  std::string Get(const ConfigParam& param) const;
+  const std::string& Get(const ConfigParam& param) const;
+
+  // The lines CONFIG REWRITE writes for `param` (none: drop the parameter's lines).
+  std::vector<ConfigRewriteLine> RewriteLines(const ConfigParam& param) const;
+
+  // Whether the values come from a config file being read (Redis's reading_config_file), which
+  // makes "save" lines accumulate. LoadConfigText turns it on and off.
+  void set_reading_file(bool reading) { reading_file_ = reading; }
 
  private:
   size_t IndexOf(const ConfigParam& param) const;
+  bool SetWords(const ConfigParam& param, std::span<const std::string_view> words,
+                std::string* error);
 
   ConfigValues values_;
   std::vector<std::string> texts_;  // canonical text of every parameter, by table index
+  std::vector<bool> file_loaded_;   // kConfigAccumulates: a file line has set it already
+  bool reading_file_ = false;
 };
 
-// Parses Redis's memory notation ("100", "1k", "1kb", "5mb", "2GB") into bytes. Returns false for
-// anything else (Redis's memtoull).
-bool ParseMemory(std::string_view text, int64_t* bytes);
+// Redis's memtoull: digits, then an optional unit among b k kb m mb g gb (any case). Like Redis it
+// saturates on too many digits and wraps on a unit overflow ("17179869184gb" is 0), and reads ""
+// and "k" as 0. Returns false for anything else ("-1", "+1", " 1", "1tb").
+bool ParseMemory(std::string_view text, uint64_t* bytes);
+
+// C's strtoll over the whole text: optional leading spaces, sign, digits in `base`; saturates on
+// overflow (reporting it in *overflow when given). "" reads as 0. Returns false when characters
+// are left over.
+bool ParseStrtoll(std::string_view text, int base, int64_t* value, bool* overflow = nullptr);
 
 // Splits a config line or a CONFIG SET value into words with Redis's quoting (sdssplitargs; a
 // NUL byte ends the line). Returns false on unbalanced quotes.
 bool SplitConfigArgs(std::string_view line, std::vector<std::string>* words);
+
+// Splits at every single space, keeping empty words, as Redis splits CONFIG SET values of
+// multi-word parameters (sdssplitlen): "" gives no words, "a  b" gives "a", "", "b".
+std::vector<std::string_view> SplitAtSpaces(std::string_view text);
+
+// Redis's rewriteConfigFormatMemory: "1gb", "3mb", "2kb" when the bytes divide evenly, else the
+// plain number.
+std::string FormatMemoryForConfig(uint64_t bytes);
 
 }  // namespace keel
