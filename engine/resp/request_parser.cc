@@ -139,8 +139,59 @@ ParseResult RequestParser::Parse(char* data, size_t size, const ParserLimits& li
   return ParseInline(data, size, consumed);
 }
 
+namespace {
+
+// Reads a header number in its canonical form: "0", or 1 to 18 digits without a leading zero,
+// ended by '\r' and at least one more byte (Redis skips that byte unchecked). Moves `p` past
+// both. Any other form is left to the general parser, which reproduces Redis's errors.
+inline bool ReadHeaderNumber(const char*& p, const char* end, int64_t* value) {
+  if (p >= end) return false;
+  int64_t number = *p - '0';
+  if (number < 0 || number > 9) return false;
+  const char* digits_end = p + 18 < end ? p + 18 : end;
+  const char* q = p + 1;
+  if (number != 0) {
+    while (q < digits_end && *q >= '0' && *q <= '9') number = number * 10 + (*q++ - '0');
+  }
+  if (end - q < 2 || *q != '\r') return false;
+  p = q + 2;
+  *value = number;
+  return true;
+}
+
+}  // namespace
+
+bool RequestParser::ParseWholeCommand(const char* data, size_t size, const ParserLimits& limits,
+                                      size_t* consumed) {
+  KEEL_DASSERT(size > 0 && data[0] == '*');
+  const char* p = data + 1;
+  const char* const end = data + size;
+  int64_t count = 0;
+  if (!ReadHeaderNumber(p, end, &count) || count <= 0) return false;
+  if (count > limits::kUnauthMultibulkCountMax && !limits.authenticated) return false;
+  // More bulks than bytes left cannot all be here; this also bounds the reservation below.
+  if (static_cast<size_t>(count) > static_cast<size_t>(end - p) / 4) return false;
+  args_.clear();
+  for (int64_t i = 0; i < count; i++) {
+    if (p >= end || *p != '$') return false;
+    p++;
+    int64_t bulk_size = 0;
+    if (!ReadHeaderNumber(p, end, &bulk_size)) return false;
+    if (bulk_size > limits.bulk_bytes_max) return false;
+    if (bulk_size > limits::kUnauthBulkBytesMax && !limits.authenticated) return false;
+    if (static_cast<size_t>(end - p) < static_cast<size_t>(bulk_size) + 2) return false;
+    args_.emplace_back(p, static_cast<size_t>(bulk_size));
+    p += bulk_size + 2;  // Redis skips the two bytes after a bulk without checking them
+  }
+  *consumed = static_cast<size_t>(p - data);
+  return true;
+}
+
 ParseResult RequestParser::ParseMultibulk(char* data, size_t size, const ParserLimits& limits,
                                           size_t* consumed) {
+  if (!in_multibulk_ && scanned_to_ == 0 && ParseWholeCommand(data, size, limits, consumed)) {
+    return ParseResult::kCommand;
+  }
   bool too_long = false;
   if (!in_multibulk_) {
     const size_t cr = FindHeaderEnd(data, size, 0, &too_long);

@@ -64,6 +64,11 @@ class RequestParser {
  private:
   ParseResult ParseMultibulk(char* data, size_t size, const ParserLimits& limits,
                              size_t* consumed);
+  // The common case in one pass: a whole multibulk command already in the buffer, with plain
+  // decimal headers. Returns false (having changed no state) for anything else, which the
+  // general path then handles byte for byte as Redis would.
+  bool ParseWholeCommand(const char* data, size_t size, const ParserLimits& limits,
+                         size_t* consumed);
   ParseResult ParseInline(char* data, size_t size, size_t* consumed);
   ParseResult Fail(std::string message);
   // Finds the end of the header line starting at `line_start`, as strchr(... '\r') would (a NUL
