@@ -516,6 +516,18 @@ TEST(SplitArgsInPlaceTest, SplitsAndDecodes) {
   EXPECT_EQ(Split("'abc'x"), std::nullopt);
 }
 
+TEST(SplitArgsInPlaceTest, NulByteEndsTheLine) {
+  // The contract (and sdssplitargs on a C string): nothing after a NUL byte is read. Inline
+  // requests never reach here with a NUL (the line search stops there), so this pins the function
+  // for its other callers.
+  EXPECT_EQ(Split(std::string("a\0b", 3)), (Args{"a"}));
+  EXPECT_EQ(Split(std::string("a \0 b", 5)), (Args{"a"}));
+  EXPECT_EQ(Split(std::string("\"a\"\0", 4)), (Args{"a"}));
+  EXPECT_EQ(Split(std::string("'a'\0'", 4)), (Args{"a"}));
+  EXPECT_EQ(Split(std::string("\0a", 2)), Args{});
+  EXPECT_EQ(Split(std::string("\"a\0\"", 4)), std::nullopt);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Properties.
 
