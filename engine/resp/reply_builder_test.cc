@@ -221,6 +221,29 @@ TEST(ErrorCodeOfTest, TakesTheWordBeforeTheFirstSpace) {
   EXPECT_EQ(ErrorCodeOf(std::string(40, 'A') + " x"), "ERR");
 }
 
+TEST(ErrorCodeOfTest, MatchesRedisAtTheEdges) {
+  // Redis looks for the space within the first 32 bytes of "-CODE ...": 31 bytes of our text
+  // (checked with EVAL "return {err='...'}" and INFO errorstats on redis-server 7.0.15).
+  EXPECT_EQ(ErrorCodeOf(std::string(31, 'B') + " x"), "ERR");
+  // A leading space gives an empty code (Redis reports it as "errorstat_").
+  EXPECT_EQ(ErrorCodeOf(" lead"), "");
+  // Redis takes the code after turning CR and LF into spaces.
+  EXPECT_EQ(ErrorCodeOf("GHI\nJ x"), "GHI");
+  EXPECT_EQ(ErrorCodeOf("NOP\r x"), "NOP");
+}
+
+TEST_F(ReplyBuilderTest, ErrorTextIsTrimmedAndSanitisedAsRedisDoes) {
+  // addReplyErrorFormat trims CR/LF from the ends, then maps the inner ones to spaces; the error
+  // code is taken from the result (checked with EVAL error replies on redis-server 7.0.15).
+  EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("ABC x\n"); }), "-ABC x\r\n");
+  EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("ABC x\r\n\n"); }), "-ABC x\r\n");
+  EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("DEF\n"); }), "-DEF\r\n");
+  EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("GHI\nJ x"); }), "-GHI J x\r\n");
+  EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("NOP\r x"); }), "-NOP  x\r\n");
+  EXPECT_EQ(harness_.observer.codes,
+            (std::vector<std::string>{"ABC", "ABC", "ERR", "GHI", "NOP"}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Property: what a command describes comes out as the same value (RESP3) or as Redis's RESP2
 // lowering of it.
