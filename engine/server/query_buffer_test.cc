@@ -108,6 +108,13 @@ TEST_F(QueryBufferTest, AssignReplacesTheContent) {
   EXPECT_EQ(Unread(*query_), big);
 }
 
+TEST_F(QueryBufferTest, AssignOfNothingOnAFreshBufferIsFine) {
+  // There is no block yet, so the copy must not be handed a null destination (UBSan flags even a
+  // zero-byte memcpy to null).
+  ASSERT_TRUE(query_->Assign("", 0));
+  EXPECT_TRUE(query_->empty());
+}
+
 TEST_F(QueryBufferTest, AssignFailsWhenMemoryIsRefused) {
   memory_.set_limit_bytes(500);
   EXPECT_FALSE(query_->Assign("PING", 4));
