@@ -273,7 +273,6 @@ void Server::ProcessPendingInput(Client* client) {
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   const ConfigValues& settings = engine_.settings();
-  const ParserLimits parser_limits{settings.proto_max_bulk_len, client->authenticated};
   size_t position = 0;
   size_t commands = 0;
   while (position < size) {
@@ -291,6 +290,10 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
       }
       break;
     }
+    // Read the limits afresh for every command, as Redis does at parse time: an AUTH earlier in
+    // this same read lifts the pre-authentication limits for the commands after it, and a CONFIG
+    // SET proto-max-bulk-len applies from the next command on.
+    const ParserLimits parser_limits{settings.proto_max_bulk_len, client->authenticated};
     size_t consumed = 0;
     const ParseResult result =
         client->parser().Parse(data + position, size - position, parser_limits, &consumed);

@@ -275,6 +275,33 @@ TEST_F(ServerLoopTest, ProtectedModeLetsRemoteClientsInWhenDisabledOrWithAPasswo
   EXPECT_FALSE(net().ClosedByServer(remote));
 }
 
+TEST_F(ServerLoopTest, UnauthenticatedClientsGetTheStricterProtocolLimits) {
+  StartWith({{"requirepass", "secret"}});
+  const sim::SimClientId client = Connect();
+  EXPECT_EQ(Exchange(client, "*11\r\n"),
+            (std::vector<RespValue>{Err("ERR Protocol error: unauthenticated multibulk length")}));
+  EXPECT_TRUE(net().ClosedByServer(client));
+  // Commands pipelined after AUTH are parsed with the authenticated limits, even when they
+  // arrived in the same read (redis-server 7.0.15 checks at parse time, command by command).
+  const sim::SimClientId authenticated = Connect();
+  const std::vector<RespValue> replies = Exchange(
+      authenticated, "AUTH secret\r\n" + Request({"ECHO", std::string(16385, 'x')}) + "*11\r\n");
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[0], Ok());
+  EXPECT_EQ(replies[1].type, RespType::kBulkString) << replies[1].ToString();
+  EXPECT_EQ(replies[1].text.size(), 16385u);
+  EXPECT_FALSE(net().ClosedByServer(authenticated));
+}
+
+TEST_F(ServerLoopTest, ProtoMaxBulkLenAppliesFromTheNextCommandInTheSameRead) {
+  // redis-server 7.0.15 replies +OK then the protocol error to this single write.
+  const sim::SimClientId client = Connect();
+  EXPECT_EQ(
+      Exchange(client, "CONFIG SET proto-max-bulk-len 1mb\r\n*2\r\n$4\r\nECHO\r\n$1048577\r\n"),
+      (std::vector<RespValue>{Ok(), Err("ERR Protocol error: invalid bulk length")}));
+  EXPECT_TRUE(net().ClosedByServer(client));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Idle timeout.
 
