@@ -238,6 +238,38 @@ TEST(RequestParserTest, ReportsHowManyBytesAPartialBulkNeeds) {
   EXPECT_EQ(parser.bytes_wanted(), 0u);
 }
 
+TEST(RequestParserTest, ReportsTheParsedPrefixOfAPartialCommand) {
+  RequestParser parser;
+  size_t consumed = 0;
+  // Complete arguments "SET" and "k" (and the header of the third) are parsed: 24 bytes.
+  std::string input = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nab";
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), kDefaultLimits, &consumed),
+            ParseResult::kIncomplete);
+  EXPECT_EQ(parser.parsed_bytes(), 24u);
+  // A partial bulk header is not parsed yet.
+  parser.Reset();
+  input = "*3\r\n$3\r\nSET\r\n$1";
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), kDefaultLimits, &consumed),
+            ParseResult::kIncomplete);
+  EXPECT_EQ(parser.parsed_bytes(), 13u);
+  // Nothing is held for inline lines, a partial count line, or between commands.
+  parser.Reset();
+  input = "SET k";
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), kDefaultLimits, &consumed),
+            ParseResult::kIncomplete);
+  EXPECT_EQ(parser.parsed_bytes(), 0u);
+  parser.Reset();
+  input = "*3";
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), kDefaultLimits, &consumed),
+            ParseResult::kIncomplete);
+  EXPECT_EQ(parser.parsed_bytes(), 0u);
+  parser.Reset();
+  input = "PING\r\n";
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), kDefaultLimits, &consumed),
+            ParseResult::kCommand);
+  EXPECT_EQ(parser.parsed_bytes(), 0u);
+}
+
 TEST(RequestParserTest, AcceptsCountsUpToIntMax) {
   // Redis 7.0 takes counts up to INT_MAX (memory is bounded by the query buffer limit instead).
   std::string input = "*2147483647\r\n$4\r\nPING\r\n";

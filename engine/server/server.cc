@@ -247,7 +247,12 @@ void Server::OnReadable(Client* client) {
 
   if (into_query) {
     query.Produced(result.bytes);
-    if (query.unread_size() > limit) {
+    // Count what Redis's query buffer would hold: the complete arguments of a partial command
+    // have left Redis's buffer (they stay in ours, as views), so a long command of many modest
+    // arguments passes a limit that one oversized argument fails.
+    const size_t parsed = client->parser().parsed_bytes();
+    KEEL_DASSERT(parsed <= query.unread_size());
+    if (query.unread_size() - parsed > limit) {
       engine_.stats().client_query_buffer_limit_disconnections++;
       engine_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length");
       Close(client, "query buffer limit");

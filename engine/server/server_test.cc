@@ -342,6 +342,25 @@ TEST_F(ServerLoopTest, QueryBufferLimitClosesTheClient) {
   EXPECT_EQ(FreshExchange(Request({"EXISTS", "k"})), (std::vector<RespValue>{Int(0)}));
 }
 
+TEST_F(ServerLoopTest, QueryBufferLimitCountsOnlyTheUnparsedBytes) {
+  // redis-server 7.0.15 moves each complete argument out of its query buffer, so a 2 MB command
+  // made of 20 KB arguments passes a 1 MB limit (only one argument larger than it fails, above).
+  StartWith({{"client-query-buffer-limit", "1mb"}});
+  const sim::SimClientId client = Connect();
+  std::string request = "*101\r\n$3\r\nDEL\r\n";
+  for (int i = 0; i < 100; i++) {
+    const std::string key = std::to_string(i) + std::string(20000, 'k');
+    request += "$" + std::to_string(key.size()) + "\r\n" + key + "\r\n";
+  }
+  for (size_t at = 0; at < request.size(); at += 100000) {
+    net().Send(client, request.substr(at, 100000));
+    Settle();
+  }
+  EXPECT_EQ(DecodeAll(ReceiveAtLeast(client, 4)), (std::vector<RespValue>{Int(0)}));
+  EXPECT_FALSE(net().ClosedByServer(client));
+  EXPECT_EQ(engine_->stats().client_query_buffer_limit_disconnections, 0u);
+}
+
 TEST_F(ServerLoopTest, OutputBufferHardLimitClosesTheClient) {
   StartWith({{"client-output-buffer-limit", "normal 100000 0 0"}});
   EXPECT_EQ(FreshExchange(Request({"SET", "big", std::string(60000, 'b')})),
