@@ -387,6 +387,9 @@ void Server::Flush(Client* client) {
     KEEL_ASSERT(result.bytes <= offered);
     output.Consume(result.bytes);
     engine_.stats().total_net_output_bytes += result.bytes;
+    // As in Redis, a client that takes its replies is not idle: a slow reader draining a long
+    // reply must not hit the idle timeout while the transfer is still moving.
+    client->last_interaction_ms = engine_.wall_ms();
     if (result.bytes < offered) break;  // the socket is full; wait for writability
   }
   const bool pending = !output.empty();

@@ -317,6 +317,33 @@ TEST_F(ServerLoopTest, IdleClientsAreClosedAfterTheTimeout) {
   EXPECT_FALSE(net().ClosedByServer(active));
 }
 
+TEST_F(ServerLoopTest, AClientStillReceivingItsRepliesIsNotIdle) {
+  // Redis counts every successful write to a client as interaction, so a slow reader draining a
+  // long reply outlives the timeout (redis-server 7.0.15 with timeout 1 streamed a 24 MB reply to
+  // a client reading at 4 MB/s for 6 s without closing it).
+  StartWith({{"timeout", "1"}});
+  EXPECT_EQ(FreshExchange(Request({"SET", "big", std::string(64000, 'b')})),
+            (std::vector<RespValue>{Ok()}));
+  net().set_client_buffer_bytes_max(2000);
+  const sim::SimClientId client = Connect();
+  net().Send(client, "GET big\r\n");
+  std::string received;
+  for (int round = 0; round < 200 && received.size() < 64010 && !net().ClosedByServer(client);
+       round++) {
+    env_.sim_clock().Advance(300'000);
+    Settle();
+    received += net().Receive(client);
+  }
+  EXPECT_GT(env_.sim_clock().MonotonicUs(), 5'000'000) << "the transfer should outlast the timeout";
+  EXPECT_EQ(received.size(), 64000u + 10u);
+  EXPECT_TRUE(received == "$64000\r\n" + std::string(64000, 'b') + "\r\n");
+  EXPECT_FALSE(net().ClosedByServer(client));
+  // Once the reply is out and nothing more happens, the timeout applies again.
+  AdvanceSeconds(3);
+  Settle();
+  EXPECT_TRUE(net().ClosedByServer(client));
+}
+
 TEST_F(ServerLoopTest, NoTimeoutByDefault) {
   const sim::SimClientId client = Connect();
   AdvanceSeconds(100000);
