@@ -424,7 +424,7 @@ TEST_F(ServerLoopTest, SlowReaderGetsEveryReplyInOrder) {
 // Memory refusal: the environment refuses allocations; the server must survive and keep serving.
 
 TEST_F(ServerLoopTest, RefusedMemoryNeverCrashesTheServer) {
-  for (size_t headroom : {0, 100, 2000, 20000, 70000, 200000}) {
+  for (size_t headroom : {1, 100, 2000, 20000, 70000, 200000, 400000}) {
     env_.sim_memory().set_limit_bytes(env_.sim_memory().used_bytes() + headroom);
     const sim::SimClientId client = Connect();
     std::string request;
@@ -435,13 +435,71 @@ TEST_F(ServerLoopTest, RefusedMemoryNeverCrashesTheServer) {
     request += Request({"SET", "big", std::string(300000, 'b')});
     net().Send(client, request);
     Settle();
-    (void)net().Receive(client);
+    // What arrived is whole replies, never a truncated one; and the client either got every
+    // reply or was closed, never left waiting.
+    const std::string bytes = net().Receive(client);
+    std::string_view rest = bytes;
+    size_t replies = 0;
+    RespValue reply;
+    size_t consumed = 0;
+    while (!rest.empty() && DecodeResp(rest, &reply, &consumed) == DecodeStatus::kOk) {
+      rest.remove_prefix(consumed);
+      replies++;
+    }
+    EXPECT_TRUE(rest.empty()) << "headroom " << headroom << ": a reply was cut short";
+    EXPECT_TRUE(replies == 41 || net().ClosedByServer(client))
+        << "headroom " << headroom << ": " << replies << " replies and still open";
     net().CloseClient(client);
     Settle();
   }
+  // The limits did bite: allocations were refused along the way.
+  EXPECT_GT(env_.sim_memory().refused_count(), 0u);
   env_.sim_memory().set_limit_bytes(0);
   EXPECT_EQ(FreshExchange("SET after ok\r\nGET after\r\n"),
             (std::vector<RespValue>{Ok(), Bulk("ok")}));
+}
+
+// Counts the complete replies at the start of `bytes`; *whole is false if bytes are left over.
+size_t CountReplies(std::string_view bytes, bool* whole) {
+  size_t replies = 0;
+  RespValue reply;
+  size_t consumed = 0;
+  while (!bytes.empty() && DecodeResp(bytes, &reply, &consumed) == DecodeStatus::kOk) {
+    bytes.remove_prefix(consumed);
+    replies++;
+  }
+  *whole = bytes.empty();
+  return replies;
+}
+
+class ServerMemoryTest : public ServerLoopTest {};
+
+RC_GTEST_FIXTURE_PROP(ServerMemoryTest, RefusedMemoryKeepsRepliesWholeAndAccountingExact, ()) {
+  const size_t headroom = *rc::gen::inRange<size_t>(1, 400000);
+  const int count = *rc::gen::inRange(1, 30);
+  std::string request;
+  for (int i = 0; i < count; i++) {
+    const std::string key = "k" + std::to_string(*rc::gen::inRange(0, 5));
+    if (*rc::gen::arbitrary<bool>()) {
+      request += Request({"SET", key, std::string(*rc::gen::inRange<size_t>(0, 40000), 'v')});
+    } else {
+      request += Request({"GET", key});
+    }
+  }
+  env_.sim_memory().set_limit_bytes(env_.sim_memory().used_bytes() + headroom);
+  net().set_read_bytes_max(*rc::gen::element<size_t>(0, 100, 5000));
+  const sim::SimClientId client = Connect();
+  net().Send(client, request);
+  const std::string bytes = ReceiveAtLeast(client, SIZE_MAX);
+  bool whole = false;
+  const size_t replies = CountReplies(bytes, &whole);
+  RC_ASSERT(whole);
+  RC_ASSERT(replies == static_cast<size_t>(count) || net().ClosedByServer(client));
+  // Every byte the environment handed out is accounted for by the engine.
+  RC_ASSERT(env_.sim_memory().used_bytes() == engine_->memory().used_bytes_total());
+  // With the limit lifted, the server serves as before.
+  env_.sim_memory().set_limit_bytes(0);
+  RC_ASSERT(FreshExchange("PING\r\n") == std::vector<RespValue>{Status("PONG")});
 }
 
 }  // namespace
