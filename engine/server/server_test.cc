@@ -395,13 +395,58 @@ TEST_F(ServerLoopTest, OutputBufferHardLimitClosesTheClient) {
   // A client that does not read: its replies stay in the server's output buffer.
   net().set_client_buffer_bytes_max(1000);
   const sim::SimClientId client = Connect();
-  net().Send(client, "GET big\r\nGET big\r\nGET big\r\n");
+  net().Send(client, "GET big\r\nGET big\r\nGET big\r\nSET after 1\r\n");
   Settle();
   EXPECT_TRUE(net().ClosedByServer(client));
   EXPECT_EQ(engine_->stats().client_output_buffer_limit_disconnections, 1u);
+  // Commands after the one that passed the limit do not run.
+  EXPECT_EQ(FreshExchange("EXISTS after\r\n"), (std::vector<RespValue>{Int(0)}));
   // Others are unaffected.
   net().set_client_buffer_bytes_max(0);
   EXPECT_EQ(FreshExchange("PING\r\n"), (std::vector<RespValue>{Status("PONG")}));
+}
+
+TEST_F(ServerLoopTest, OutputBufferSoftLimitClosesAfterItsSeconds) {
+  StartWith({{"client-output-buffer-limit", "normal 0 100000 2"}});
+  EXPECT_EQ(FreshExchange(Request({"SET", "big", std::string(60000, 'b')})),
+            (std::vector<RespValue>{Ok()}));
+  net().set_client_buffer_bytes_max(1000);
+  const sim::SimClientId client = Connect();
+  net().Send(client, "GET big\r\nGET big\r\n");
+  Settle();
+  EXPECT_FALSE(net().ClosedByServer(client));  // over the soft limit, but not for long yet
+  AdvanceSeconds(4);
+  net().Send(client, "PING\r\n");  // a new reply makes Redis look at the limit again
+  Settle();
+  EXPECT_TRUE(net().ClosedByServer(client));
+  EXPECT_EQ(engine_->stats().client_output_buffer_limit_disconnections, 1u);
+}
+
+TEST_F(ServerLoopTest, ProtocolErrorReplyReachesASlowReaderBeforeTheClose) {
+  net().set_client_buffer_bytes_max(10);
+  const sim::SimClientId client = Connect();
+  net().Send(client, Request({"ECHO", std::string(100, 'e')}) + "*1\r\n$x\r\n");
+  const std::string bytes = ReceiveAtLeast(client, 1000);
+  EXPECT_EQ(bytes, "$100\r\n" + std::string(100, 'e') +
+                       "\r\n-ERR Protocol error: invalid bulk length\r\n");
+  EXPECT_TRUE(net().ClosedByServer(client));
+}
+
+TEST_F(ServerLoopTest, ClientsThatGoAwayAreFreed) {
+  const sim::SimClientId closing = Connect();
+  const sim::SimClientId resetting = Connect();
+  const sim::SimClientId midway = Connect();
+  EXPECT_EQ(engine_->client_count(), 3u);
+  net().Send(midway, "*2\r\n$4\r\nECHO\r\n$100\r\npartial");
+  Settle();
+  net().CloseClient(closing);
+  net().Reset(resetting);
+  net().Reset(midway);
+  Settle();
+  EXPECT_EQ(engine_->client_count(), 0u);
+  EXPECT_EQ(server_->connection_count(), 0u);
+  EXPECT_EQ(net().open_connections(), 0u);
+  EXPECT_EQ(engine_->memory().used_bytes(MemoryUse::kQueryBuffers), 0u);
 }
 
 TEST_F(ServerLoopTest, SlowReaderGetsEveryReplyInOrder) {
