@@ -240,8 +240,7 @@ TEST_F(ReplyBuilderTest, ErrorTextIsTrimmedAndSanitisedAsRedisDoes) {
   EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("DEF\n"); }), "-DEF\r\n");
   EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("GHI\nJ x"); }), "-GHI J x\r\n");
   EXPECT_EQ(Bytes(2, [](ReplyBuilder& r) { r.Error("NOP\r x"); }), "-NOP  x\r\n");
-  EXPECT_EQ(harness_.observer.codes,
-            (std::vector<std::string>{"ABC", "ABC", "ERR", "GHI", "NOP"}));
+  EXPECT_EQ(harness_.observer.codes, (std::vector<std::string>{"ABC", "ABC", "ERR", "GHI", "NOP"}));
 }
 
 // ---------------------------------------------------------------------------------------------
