@@ -47,16 +47,34 @@ size_t SimNetwork::Chunk(size_t available, size_t limit) {
   return 1 + static_cast<size_t>(rng_.Below(cap));
 }
 
+namespace {
+
+// Whether two listening addresses on the same port collide, as the kernel decides for the sockets
+// io/ makes: only within one address family (IPv6 sockets are IPV6_V6ONLY), and only for the same
+// address or when one of them is the family's wildcard. So Redis's default "127.0.0.1 -::1" binds
+// both, and "0.0.0.0" next to "127.0.0.1" does not.
+bool AddressesCollide(const std::string& a, const std::string& b) {
+  const bool a_v6 = a.find(':') != std::string::npos;
+  const bool b_v6 = b.find(':') != std::string::npos;
+  if (a_v6 != b_v6) return false;
+  const auto wildcard = [](const std::string& address) {
+    return address == "0.0.0.0" || address == "::";
+  };
+  return a == b || wildcard(a) || wildcard(b);
+}
+
+}  // namespace
+
 Result<ListenerId> SimNetwork::Listen(const ListenOptions& options) {
   uint16_t port = options.port;
   if (port == 0) port = next_ephemeral_port_++;
   for (const auto& [id, listener] : listeners_) {
-    if (listener.port == port) {
+    if (listener.port == port && AddressesCollide(listener.address, options.address)) {
       return Status(StatusCode::kAddressInUse, "bind: Address already in use");
     }
   }
   const ListenerId id = next_id_++;
-  listeners_[id] = Listener{id, port, {}};
+  listeners_[id] = Listener{id, port, options.address, {}};
   return id;
 }
 

@@ -127,6 +127,7 @@ class SimNetwork final : public Network {
   struct Listener {
     ListenerId id = 0;
     uint16_t port = 0;
+    std::string address;
     std::deque<ConnId> backlog;
   };
   Connection* FindConnection(ConnId conn);

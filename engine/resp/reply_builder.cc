@@ -5,9 +5,12 @@
 namespace keel {
 
 std::string_view ErrorCodeOf(std::string_view text) {
-  const size_t window = text.size() < 32 ? text.size() : 32;
-  const size_t space = text.substr(0, window).find(' ');
-  if (space == std::string_view::npos || space == 0) return "ERR";
+  // Redis (afterErrorReply) searches "-CODE ..." for a space within its first 32 bytes, the '-'
+  // included: that is 31 bytes of our text, and a space at the very start gives an empty code. It
+  // searches the sanitised text, where CR and LF have already become spaces.
+  const size_t window = text.size() < 31 ? text.size() : 31;
+  const size_t space = text.substr(0, window).find_first_of(" \r\n");
+  if (space == std::string_view::npos) return "ERR";
   return text.substr(0, space);
 }
 
@@ -52,6 +55,10 @@ void ReplyBuilder::SimpleString(std::string_view text) {
 }
 
 void ReplyBuilder::Error(std::string_view text) {
+  // Redis's addReplyErrorFormat trims CR and LF from the ends of the text (the reply adds its
+  // own), then turns the ones inside into spaces. Our texts start with the code, so only the end
+  // can carry them.
+  while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
   error_count_++;
   if (error_observer_ != nullptr) error_observer_->OnErrorReply(ErrorCodeOf(text));
   if (muted_) return;

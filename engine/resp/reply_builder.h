@@ -41,7 +41,8 @@ class ReplyBuilder {
   void Ok() { Raw("+OK\r\n"); }
   void SimpleString(std::string_view text);
   // `text` starts with the error code: "ERR unknown command ...", "WRONGTYPE Operation ...".
-  // Carriage returns and newlines inside it become spaces, as Redis's addReplyErrorFormat does.
+  // As Redis's addReplyErrorFormat does, carriage returns and newlines at the end are dropped and
+  // those inside become spaces, so client bytes quoted in an error cannot break the protocol.
   void Error(std::string_view text);
   void Integer(int64_t value);
   void Bulk(std::string_view value);
@@ -74,8 +75,9 @@ class ReplyBuilder {
   bool muted_ = false;
 };
 
-// The error code of an error text as Redis counts it in errorstats: the word before the first
-// space within the first 32 bytes, or "ERR".
+// The error code of an error text as Redis counts it in errorstats: what precedes the first space
+// (or CR or LF, which the reply turns into spaces) within the first 31 bytes, possibly empty; "ERR"
+// when there is none.
 std::string_view ErrorCodeOf(std::string_view text);
 
 }  // namespace keel

@@ -28,6 +28,10 @@ int HexValue(char c) {
 }  // namespace
 
 bool SplitArgsInPlace(char* line, size_t size, std::vector<std::string_view>* args) {
+  // sdssplitargs reads a C string: a NUL byte ends the line. Cutting here keeps the loops below
+  // from stepping over a NUL and reading on (they would make "a\0b" two arguments).
+  const void* nul = size > 0 ? std::memchr(line, '\0', size) : nullptr;
+  if (nul != nullptr) size = static_cast<size_t>(static_cast<const char*>(nul) - line);
   size_t read = 0;
   auto at = [&](size_t i) -> char { return i < size ? line[i] : '\0'; };
   while (true) {

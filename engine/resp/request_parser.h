@@ -58,6 +58,12 @@ class RequestParser {
   // not in a bulk.
   size_t bytes_wanted() const;
 
+  // While a multibulk command is partially received: how many of its leading bytes (from the
+  // start of the command) are already parsed into complete arguments, which stay in the buffer as
+  // views. Redis moves such arguments out of its query buffer, so its query-buffer limit counts
+  // only the bytes after them; the server uses this to count the same. 0 otherwise.
+  size_t parsed_bytes() const { return in_multibulk_ ? position_ : 0; }
+
   // Forgets any partial command (a new connection, or after an error).
   void Reset();
 

@@ -27,7 +27,8 @@ bool QueryBuffer::Reserve(size_t room) {
 bool QueryBuffer::Assign(const char* bytes, size_t size) {
   begin_ = end_ = 0;
   if (!Reserve(size)) return false;
-  std::memcpy(data_, bytes, size);
+  // With nothing to copy there may be no block at all, and memcpy must not get a null pointer.
+  if (size > 0) std::memcpy(data_, bytes, size);
   end_ = size;
   return true;
 }

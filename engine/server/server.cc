@@ -260,7 +260,12 @@ void Server::OnReadable(Client* client) {
 
   if (into_query) {
     query.Produced(result.bytes);
-    if (query.unread_size() > limit) {
+    // Count what Redis's query buffer would hold: the complete arguments of a partial command
+    // have left Redis's buffer (they stay in ours, as views), so a long command of many modest
+    // arguments passes a limit that one oversized argument fails.
+    const size_t parsed = client->parser().parsed_bytes();
+    KEEL_DASSERT(parsed <= query.unread_size());
+    if (query.unread_size() - parsed > limit) {
       engine_.stats().client_query_buffer_limit_disconnections++;
       engine_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length");
       Close(client, "query buffer limit");
@@ -286,7 +291,6 @@ void Server::ProcessPendingInput(Client* client) {
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   const ConfigValues& settings = engine_.settings();
-  const ParserLimits parser_limits{settings.proto_max_bulk_len, client->authenticated};
   size_t position = 0;
   size_t commands = 0;
   while (position < size) {
@@ -304,6 +308,10 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
       }
       break;
     }
+    // Read the limits afresh for every command, as Redis does at parse time: an AUTH earlier in
+    // this same read lifts the pre-authentication limits for the commands after it, and a CONFIG
+    // SET proto-max-bulk-len applies from the next command on.
+    const ParserLimits parser_limits{settings.proto_max_bulk_len, client->authenticated};
     size_t consumed = 0;
     const ParseResult result =
         client->parser().Parse(data + position, size - position, parser_limits, &consumed);
@@ -392,6 +400,9 @@ void Server::Flush(Client* client) {
     KEEL_ASSERT(result.bytes <= offered);
     output.Consume(result.bytes);
     engine_.stats().total_net_output_bytes += result.bytes;
+    // As in Redis, a client that takes its replies is not idle: a slow reader draining a long
+    // reply must not hit the idle timeout while the transfer is still moving.
+    client->last_interaction_ms = engine_.wall_ms();
     if (result.bytes < offered) break;  // the socket is full; wait for writability
   }
   const bool pending = !output.empty();

@@ -1,0 +1,170 @@
+// Tests for number formatting and Redis's strict integer parsing (string2ll). The accept/refuse
+// table was checked with INCRBY on redis-server 7.0.15, which parses its argument with string2ll.
+#include "engine/base/numbers.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <string>
+
+namespace keel {
+namespace {
+
+std::string Format(int64_t value) {
+  char text[kInt64TextMax];
+  return std::string(text, FormatInt64(value, text));
+}
+
+std::string FormatUnsigned(uint64_t value) {
+  char text[kInt64TextMax];
+  return std::string(text, FormatUint64(value, text));
+}
+
+std::string FormatD(double value) {
+  char text[kDoubleTextMax];
+  return std::string(text, FormatDouble(value, text));
+}
+
+std::optional<int64_t> Parse(std::string_view text) {
+  int64_t value = 0;
+  if (!ParseStrictInt64(text, &value)) return std::nullopt;
+  return value;
+}
+
+TEST(FormatInt64Test, Extremes) {
+  EXPECT_EQ(Format(0), "0");
+  EXPECT_EQ(Format(-1), "-1");
+  EXPECT_EQ(Format(9), "9");
+  EXPECT_EQ(Format(10), "10");
+  EXPECT_EQ(Format(99), "99");
+  EXPECT_EQ(Format(100), "100");
+  EXPECT_EQ(Format(-100), "-100");
+  EXPECT_EQ(Format(INT64_MAX), "9223372036854775807");
+  EXPECT_EQ(Format(INT64_MIN), "-9223372036854775808");
+  static_assert(kInt64TextMax == 20, "INT64_MIN needs 20 bytes");
+  EXPECT_EQ(Format(INT64_MIN).size(), kInt64TextMax);
+  EXPECT_EQ(FormatUnsigned(UINT64_MAX), "18446744073709551615");
+  EXPECT_EQ(Int64ToString(-42), "-42");
+}
+
+TEST(FormatInt64Test, DecimalDigits) {
+  EXPECT_EQ(DecimalDigits(0), 1u);
+  EXPECT_EQ(DecimalDigits(9), 1u);
+  EXPECT_EQ(DecimalDigits(10), 2u);
+  EXPECT_EQ(DecimalDigits(UINT64_MAX), 20u);
+}
+
+TEST(ParseStrictInt64Test, AcceptsExactlyWhatString2llAccepts) {
+  EXPECT_EQ(Parse("0"), 0);
+  EXPECT_EQ(Parse("1"), 1);
+  EXPECT_EQ(Parse("-1"), -1);
+  EXPECT_EQ(Parse("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(Parse("-9223372036854775808"), INT64_MIN);
+  for (std::string_view refused : {"",
+                                   "-",
+                                   "+1",
+                                   "-0",
+                                   "-00",
+                                   "01",
+                                   "00",
+                                   "00000000000000000001",
+                                   " 1",
+                                   "1 ",
+                                   "1\n",
+                                   "1e3",
+                                   "1.0",
+                                   "0x10",
+                                   "9223372036854775808",
+                                   "-9223372036854775809",
+                                   "18446744073709551616",
+                                   "99999999999999999999",
+                                   "abc",
+                                   "1a"}) {
+    EXPECT_EQ(Parse(refused), std::nullopt) << ::testing::PrintToString(std::string(refused));
+  }
+  // string2ll refuses any text of 21 bytes or more before looking at it.
+  EXPECT_EQ(Parse("-09223372036854775808"), std::nullopt);
+  // Bytes after a NUL are not ignored: the length is what counts.
+  EXPECT_EQ(Parse(std::string_view("1\0", 2)), std::nullopt);
+}
+
+TEST(ParseStrictInt64Test, LeavesTheOutputAloneOnFailure) {
+  int64_t value = 77;
+  EXPECT_FALSE(ParseStrictInt64("x", &value));
+  EXPECT_EQ(value, 77);
+}
+
+TEST(FormatDoubleTest, Percent17gWithRedisSpellings) {
+  EXPECT_EQ(FormatD(1.5), "1.5");
+  EXPECT_EQ(FormatD(0.1), "0.10000000000000001");
+  EXPECT_EQ(FormatD(-0.0), "-0");
+  EXPECT_EQ(FormatD(1e300), "1.0000000000000001e+300");
+  EXPECT_EQ(FormatD(-1.7976931348623157e308), "-1.7976931348623157e+308");
+  EXPECT_EQ(FormatD(5e-324), "4.9406564584124654e-324");
+  EXPECT_EQ(FormatD(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(FormatD(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(FormatD(std::numeric_limits<double>::quiet_NaN()), "nan");
+}
+
+TEST(CaseTest, AsciiOnly) {
+  EXPECT_TRUE(EqualsIgnoreCase("GeT", "get"));
+  EXPECT_FALSE(EqualsIgnoreCase("get", "gets"));
+  EXPECT_FALSE(EqualsIgnoreCase("[", "{"));  // 0x5b vs 0x7b: not letters, not equal
+  EXPECT_EQ(AsciiLowercase("AbC-\xc9"), "abc-\xc9");
+  EXPECT_EQ(AsciiUppercase("aBc-\xe9"), "ABC-\xe9");
+  EXPECT_EQ(AsciiToLower('@'), '@');
+  EXPECT_EQ(AsciiToLower('Z'), 'z');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties.
+
+RC_GTEST_PROP(NumbersProperty, FormatInt64MatchesToString, (int64_t value)) {
+  RC_ASSERT(Format(value) == std::to_string(value));
+  RC_ASSERT(Parse(Format(value)) == value);
+}
+
+RC_GTEST_PROP(NumbersProperty, FormatUint64MatchesToString, (uint64_t value)) {
+  RC_ASSERT(FormatUnsigned(value) == std::to_string(value));
+  RC_ASSERT(DecimalDigits(value) == std::to_string(value).size());
+}
+
+RC_GTEST_PROP(NumbersProperty, ParseAcceptsExactlyCanonicalDecimals, ()) {
+  // string2ll accepts a text iff it is the canonical decimal form of an int64 (no sign but '-',
+  // no leading zero, no "-0", no overflow): from_chars plus a round trip is an independent oracle.
+  const std::string text = *rc::gen::oneOf(
+      rc::gen::container<std::string>(rc::gen::elementOf(std::string("0123456789-+ "))),
+      rc::gen::map(rc::gen::arbitrary<int64_t>(), [](int64_t v) { return std::to_string(v); }),
+      rc::gen::map(rc::gen::arbitrary<uint64_t>(), [](uint64_t v) { return std::to_string(v); }));
+  int64_t oracle = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), oracle);
+  const bool canonical =
+      error == std::errc() && end == text.data() + text.size() && std::to_string(oracle) == text;
+  const std::optional<int64_t> parsed = Parse(text);
+  RC_ASSERT(parsed.has_value() == canonical);
+  if (canonical) RC_ASSERT(*parsed == oracle);
+}
+
+RC_GTEST_PROP(NumbersProperty, FormatDoubleIsPercent17g, (double value)) {
+  std::string expected;
+  if (std::isinf(value)) {
+    expected = value > 0 ? "inf" : "-inf";
+  } else if (std::isnan(value)) {
+    expected = "nan";
+  } else {
+    char text[64];
+    expected.assign(text, static_cast<size_t>(std::snprintf(text, sizeof(text), "%.17g", value)));
+    // 17 significant digits read back to the same double.
+    RC_ASSERT(std::strtod(expected.c_str(), nullptr) == value);
+  }
+  RC_ASSERT(FormatD(value) == expected);
+}
+
+}  // namespace
+}  // namespace keel
