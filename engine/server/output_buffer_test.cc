@@ -149,9 +149,22 @@ TEST_F(OutputBufferTest, ReserveAndCommitWriteInPlace) {
   EXPECT_EQ(out_->chunk_count(), 2u);
 }
 
+TEST_F(OutputBufferTest, NearTheLimitASmallerChunkCarriesTheReply) {
+  ASSERT_TRUE(Append("+first\r\n"));
+  // No room for another standard chunk, but enough for the few bytes that overflow the first:
+  // the pool falls back to a chunk of the size needed (found by the command fuzz harness, where
+  // a 50-byte error reply could not be written at all near the limit).
+  memory_.set_limit_bytes(memory_.used_bytes() + kChunk);
+  const std::string reply = Pattern(kChunk + 1);
+  EXPECT_TRUE(Append(reply));
+  EXPECT_FALSE(out_->failed());
+  EXPECT_EQ(Pending(*out_), "+first\r\n" + reply);
+  EXPECT_EQ(out_->chunk_count(), 2u);
+}
+
 TEST_F(OutputBufferTest, RefusedMemoryMarksTheBufferFailedAndDropsEverything) {
   ASSERT_TRUE(Append("+first\r\n"));
-  memory_.set_limit_bytes(memory_.used_bytes() + kChunk);  // not enough for another chunk
+  memory_.set_limit_bytes(memory_.used_bytes() + 64);  // not enough even for a small chunk
   EXPECT_FALSE(Append(Pattern(kChunk + 1)));
   EXPECT_TRUE(out_->failed());
   // No partial reply is kept: a client must never receive a truncated stream.
@@ -170,8 +183,9 @@ TEST_F(OutputBufferTest, RefusalOfTheFirstChunkFailsCleanly) {
   memory_.set_limit_bytes(100);
   EXPECT_FALSE(Append("+OK\r\n"));
   EXPECT_TRUE(out_->failed());
-  EXPECT_EQ(memory_.refused_count(), 1u);
-  EXPECT_EQ(accountant_.refused_count(), 1u);
+  // Two refusals: the standard chunk, then the smaller fallback.
+  EXPECT_EQ(memory_.refused_count(), 2u);
+  EXPECT_EQ(accountant_.refused_count(), 2u);
 }
 
 TEST_F(OutputBufferTest, ClearDropsPendingBytes) {

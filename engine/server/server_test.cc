@@ -25,8 +25,8 @@ Config ConfigWith(std::initializer_list<Setting> settings) {
     EXPECT_NE(param, nullptr) << name;
     if (param == nullptr) continue;
     std::string error;
-    const std::string_view words[] = {value};
-    EXPECT_TRUE(config.Set(*param, words, &error)) << name << ": " << error;
+    // As CONFIG SET gives it: one value, split by the parameter when it takes several words.
+    EXPECT_TRUE(config.SetFromCommand(*param, value, &error)) << name << ": " << error;
   }
   return config;
 }
