@@ -13,8 +13,8 @@ namespace keel::fuzz {
 namespace {
 
 std::vector<std::filesystem::path> CorpusFiles(std::string_view harness) {
-  const std::filesystem::path folder = std::filesystem::path(KEEL_CORPUS_DIR) / "fuzz" /
-                                       std::string(harness);
+  const std::filesystem::path folder =
+      std::filesystem::path(KEEL_CORPUS_DIR) / "fuzz" / std::string(harness);
   std::vector<std::filesystem::path> files;
   if (!std::filesystem::exists(folder)) return files;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {

@@ -10,13 +10,12 @@
 #include <cstdlib>
 #include <string_view>
 
-#define FUZZ_CHECK(condition)                                                             \
-  do {                                                                                    \
-    if (!(condition)) {                                                                   \
-      std::fprintf(stderr, "fuzz property failed: %s at %s:%d\n", #condition, __FILE__, \
-                   __LINE__);                                                             \
-      std::abort();                                                                       \
-    }                                                                                     \
+#define FUZZ_CHECK(condition)                                                                      \
+  do {                                                                                             \
+    if (!(condition)) {                                                                            \
+      std::fprintf(stderr, "fuzz property failed: %s at %s:%d\n", #condition, __FILE__, __LINE__); \
+      std::abort();                                                                                \
+    }                                                                                              \
   } while (0)
 
 namespace keel::fuzz {

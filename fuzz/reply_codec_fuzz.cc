@@ -34,21 +34,41 @@ RespValue BuildValue(Choices& choices, int depth) {
   RespValue value;
   const uint8_t kind = choices.Byte() % 17;
   switch (kind) {
-    case 0: value.type = RespType::kSimpleString; value.text = choices.Text(16, true); break;
-    case 1: value.type = RespType::kError; value.text = choices.Text(16, true); break;
+    case 0:
+      value.type = RespType::kSimpleString;
+      value.text = choices.Text(16, true);
+      break;
+    case 1:
+      value.type = RespType::kError;
+      value.text = choices.Text(16, true);
+      break;
     case 2:
       value.type = RespType::kInteger;
-      value.integer = static_cast<int64_t>(static_cast<uint64_t>(choices.Byte()) << 56 |
-                                           static_cast<uint64_t>(choices.Byte()) << 8 |
-                                           choices.Byte()) - (choices.Byte() & 1 ? 1000 : 0);
+      value.integer =
+          static_cast<int64_t>(static_cast<uint64_t>(choices.Byte()) << 56 |
+                               static_cast<uint64_t>(choices.Byte()) << 8 | choices.Byte()) -
+          (choices.Byte() & 1 ? 1000 : 0);
       break;
-    case 3: value.type = RespType::kBulkString; value.text = choices.Text(40, false); break;
-    case 4: value.type = RespType::kNullBulk; break;
-    case 5: value.type = RespType::kNullArray; break;
-    case 6: value.type = RespType::kNull; break;
-    case 7: value.type = RespType::kBoolean; value.integer = choices.Byte() & 1; break;
+    case 3:
+      value.type = RespType::kBulkString;
+      value.text = choices.Text(40, false);
+      break;
+    case 4:
+      value.type = RespType::kNullBulk;
+      break;
+    case 5:
+      value.type = RespType::kNullArray;
+      break;
+    case 6:
+      value.type = RespType::kNull;
+      break;
+    case 7:
+      value.type = RespType::kBoolean;
+      value.integer = choices.Byte() & 1;
+      break;
     case 8: {
-      static constexpr const char* kDoubles[] = {"1.5", "-0.25", "inf", "-inf", "nan", "3", "1e+300"};
+      static constexpr const char* kDoubles[] = {"1.5", "-0.25", "inf",   "-inf",
+                                                 "nan", "3",     "1e+300"};
       value.type = RespType::kDouble;
       value.text = kDoubles[choices.Byte() % 7];
       break;
@@ -58,8 +78,14 @@ RespValue BuildValue(Choices& choices, int depth) {
       value.text = (choices.Byte() & 1 ? "-" : "") + Int64ToString(choices.Byte() + 1) +
                    "1234567890123456789012345";
       break;
-    case 10: value.type = RespType::kBlobError; value.text = choices.Text(20, false); break;
-    case 11: value.type = RespType::kVerbatim; value.text = "txt:" + choices.Text(20, false); break;
+    case 10:
+      value.type = RespType::kBlobError;
+      value.text = choices.Text(20, false);
+      break;
+    case 11:
+      value.type = RespType::kVerbatim;
+      value.text = "txt:" + choices.Text(20, false);
+      break;
     default: {
       static constexpr RespType kAggregates[] = {RespType::kArray, RespType::kMap, RespType::kSet,
                                                  RespType::kAttribute, RespType::kPush};

@@ -175,7 +175,8 @@ int main(int argc, char** argv) {
   } else {
     engine.Log(LogLevel::kWarning,
                "Warning: no config file specified, using the default config. In order to specify "
-               "a config file use " + std::string(argv[0]) + " /path/to/keel.conf");
+               "a config file use " +
+                   std::string(argv[0]) + " /path/to/keel.conf");
   }
 
   Server server(engine);
@@ -191,8 +192,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  engine.Log(LogLevel::kNotice, "Running mode=standalone, port=" +
-                                    Int64ToString(engine.settings().port) + ".");
+  engine.Log(LogLevel::kNotice,
+             "Running mode=standalone, port=" + Int64ToString(engine.settings().port) + ".");
   engine.Log(LogLevel::kNotice, "Server initialized");
   engine.Log(LogLevel::kNotice, "Ready to accept connections");
   server.Run();

@@ -36,7 +36,7 @@ void PosixFiles::SyncLoop() {
     jobs_.pop_front();
     lock.unlock();
     const int rc = ::fsync(job.fd);
-    const StatusCode status = rc == 0 ? StatusCode::kOk
+    const StatusCode status = rc == 0           ? StatusCode::kOk
                               : errno == ENOSPC ? StatusCode::kNoSpace
                                                 : StatusCode::kIoError;
     lock.lock();
@@ -62,9 +62,15 @@ int PosixFiles::FdOf(FileId file) const {
 Result<FileId> PosixFiles::Open(std::string_view path, OpenMode mode) {
   int flags = O_CLOEXEC;
   switch (mode) {
-    case OpenMode::kRead: flags |= O_RDONLY; break;
-    case OpenMode::kCreateTruncate: flags |= O_WRONLY | O_CREAT | O_TRUNC; break;
-    case OpenMode::kAppend: flags |= O_WRONLY | O_CREAT | O_APPEND; break;
+    case OpenMode::kRead:
+      flags |= O_RDONLY;
+      break;
+    case OpenMode::kCreateTruncate:
+      flags |= O_WRONLY | O_CREAT | O_TRUNC;
+      break;
+    case OpenMode::kAppend:
+      flags |= O_WRONLY | O_CREAT | O_APPEND;
+      break;
   }
   const std::string name(path);
   const int fd = ::open(name.c_str(), flags, 0644);
@@ -148,9 +154,8 @@ Status PosixFiles::Close(FileId file) {
   {
     // A sync still queued for this descriptor must finish before it can be closed and reused.
     std::lock_guard<std::mutex> lock(mutex_);
-    const bool queued = std::any_of(jobs_.begin(), jobs_.end(), [fd](const Job& job) {
-      return job.fd == fd;
-    });
+    const bool queued =
+        std::any_of(jobs_.begin(), jobs_.end(), [fd](const Job& job) { return job.fd == fd; });
     if (queued) return Status(StatusCode::kInvalidArgument, "close with a sync in flight");
   }
   open_.erase(it);

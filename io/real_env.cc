@@ -23,21 +23,40 @@ namespace keel::io {
 Status ErrnoStatus(int error_number, std::string_view context) {
   StatusCode code = StatusCode::kIoError;
   switch (error_number) {
-    case EADDRINUSE: code = StatusCode::kAddressInUse; break;
+    case EADDRINUSE:
+      code = StatusCode::kAddressInUse;
+      break;
     case EACCES:
-    case EPERM: code = StatusCode::kPermissionDenied; break;
-    case ENOENT: code = StatusCode::kNotFound; break;
-    case EEXIST: code = StatusCode::kAlreadyExists; break;
+    case EPERM:
+      code = StatusCode::kPermissionDenied;
+      break;
+    case ENOENT:
+      code = StatusCode::kNotFound;
+      break;
+    case EEXIST:
+      code = StatusCode::kAlreadyExists;
+      break;
     case ENOSPC:
-    case EDQUOT: code = StatusCode::kNoSpace; break;
-    case ENOMEM: code = StatusCode::kOutOfMemory; break;
+    case EDQUOT:
+      code = StatusCode::kNoSpace;
+      break;
+    case ENOMEM:
+      code = StatusCode::kOutOfMemory;
+      break;
     case EINVAL:
     case EADDRNOTAVAIL:
-    case EAFNOSUPPORT: code = StatusCode::kInvalidArgument; break;
+    case EAFNOSUPPORT:
+      code = StatusCode::kInvalidArgument;
+      break;
     case ECONNRESET:
-    case EPIPE: code = StatusCode::kReset; break;
-    case EAGAIN: code = StatusCode::kWouldBlock; break;
-    default: break;
+    case EPIPE:
+      code = StatusCode::kReset;
+      break;
+    case EAGAIN:
+      code = StatusCode::kWouldBlock;
+      break;
+    default:
+      break;
   }
   return Status(code, std::string(context) + ": " + std::strerror(error_number));
 }
@@ -199,7 +218,8 @@ class RealEnv final : public Env {
           }
           break;
         }
-        case EpollNetwork::Kind::kFree: break;  // closed earlier in this batch
+        case EpollNetwork::Kind::kFree:
+          break;  // closed earlier in this batch
       }
     }
     return count;

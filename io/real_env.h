@@ -14,7 +14,7 @@
 namespace keel::io {
 
 struct RealEnvOptions {
-  std::string log_path;  // empty: standard output
+  std::string log_path;        // empty: standard output
   bool handle_signals = true;  // SIGTERM/SIGINT become kShutdownRequested
 };
 

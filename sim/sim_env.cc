@@ -116,8 +116,8 @@ IoResult SimNetwork::Read(ConnId conn, char* buffer, size_t capacity) {
   if (connection->to_server.empty()) {
     return {connection->client_closed ? IoCode::kClosed : IoCode::kWouldBlock, 0};
   }
-  const size_t available = connection->to_server.size() < capacity ? connection->to_server.size()
-                                                                    : capacity;
+  const size_t available =
+      connection->to_server.size() < capacity ? connection->to_server.size() : capacity;
   const size_t bytes = Chunk(available, read_bytes_max_);
   connection->to_server.copy(buffer, bytes);
   connection->to_server.erase(0, bytes);
@@ -219,7 +219,8 @@ size_t SimNetwork::CollectEvents(Event* events, size_t capacity) {
   size_t count = 0;
   for (const auto& [id, listener] : listeners_) {
     if (count == capacity) return count;
-    if (!listener.backlog.empty()) events[count++] = {EventKind::kListenerReady, StatusCode::kOk, id};
+    if (!listener.backlog.empty())
+      events[count++] = {EventKind::kListenerReady, StatusCode::kOk, id};
   }
   for (const auto& [id, connection] : connections_) {
     if (!connection.accepted || connection.server_closed) continue;
@@ -229,8 +230,8 @@ size_t SimNetwork::CollectEvents(Event* events, size_t capacity) {
       if (count == capacity) return count;
       events[count++] = {EventKind::kReadable, StatusCode::kOk, id};
     }
-    const bool has_room = client_buffer_bytes_max_ == 0 ||
-                          connection.to_client.size() < client_buffer_bytes_max_;
+    const bool has_room =
+        client_buffer_bytes_max_ == 0 || connection.to_client.size() < client_buffer_bytes_max_;
     if (connection.writable_interest && (has_room || failed)) {
       if (count == capacity) return count;
       events[count++] = {EventKind::kWritable, StatusCode::kOk, id};

@@ -12,8 +12,8 @@
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
-#include "engine/resp/request_parser.h"
 #include "engine/resp/reply_builder.h"
+#include "engine/resp/request_parser.h"
 #include "engine/server/engine.h"
 #include "sim/sim_env.h"
 

@@ -12,8 +12,7 @@ class Matcher {
  public:
   explicit Matcher(bool nocase) : nocase_(nocase) {}
 
-  bool Match(const char* pattern, int pattern_size, const char* text, int text_size,
-             int nesting) {
+  bool Match(const char* pattern, int pattern_size, const char* text, int text_size, int nesting) {
     if (nesting > kNestingMax) return false;
     // Bytes past the end read as NUL, as they do in Redis's NUL-terminated sds strings.
     auto p = [&](int i) -> int {

@@ -274,8 +274,11 @@ void CmdCommandList(CommandContext& context) {
   std::vector<const CommandSpec*> matched;
   auto consider = [&](const CommandSpec& spec) {
     switch (filter) {
-      case Filter::kNone: matched.push_back(&spec); break;
-      case Filter::kModule: break;  // Keel loads no modules
+      case Filter::kNone:
+        matched.push_back(&spec);
+        break;
+      case Filter::kModule:
+        break;  // Keel loads no modules
       case Filter::kAclCategory:
         if (spec.acl & category) matched.push_back(&spec);
         break;

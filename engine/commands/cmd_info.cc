@@ -273,8 +273,8 @@ void CommandStatsSection(CommandContext& context, InfoWriter& info) {
     info.Field("cmdstat_" + spec->full_name,
                "calls=" + Int64ToString(static_cast<int64_t>(command.calls)) +
                    ",usec=" + Int64ToString(static_cast<int64_t>(command.usec)) +
-                   ",usec_per_call=" + Fixed(per_call, 2) +
-                   ",rejected_calls=" + Int64ToString(static_cast<int64_t>(command.rejected_calls)) +
+                   ",usec_per_call=" + Fixed(per_call, 2) + ",rejected_calls=" +
+                   Int64ToString(static_cast<int64_t>(command.rejected_calls)) +
                    ",failed_calls=" + Int64ToString(static_cast<int64_t>(command.failed_calls)));
   }
 }
@@ -291,10 +291,9 @@ void KeyspaceSection(CommandContext& context, InfoWriter& info) {
   for (int i = 0; i < context.engine.database_count(); i++) {
     const Database& db = context.engine.database(i);
     if (db.size() == 0) continue;
-    info.Field("db" + Int64ToString(i), "keys=" + Int64ToString(static_cast<int64_t>(db.size())) +
-                                            ",expires=" +
-                                            Int64ToString(static_cast<int64_t>(db.expires_count())) +
-                                            ",avg_ttl=0");
+    info.Field("db" + Int64ToString(i),
+               "keys=" + Int64ToString(static_cast<int64_t>(db.size())) + ",expires=" +
+                   Int64ToString(static_cast<int64_t>(db.expires_count())) + ",avg_ttl=0");
   }
 }
 

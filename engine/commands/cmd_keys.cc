@@ -36,7 +36,8 @@ void CmdDbsize(CommandContext& context) {
 // both leave the keyspace empty before the reply, which is all a client can observe.
 bool ParseFlushOption(CommandContext& context) {
   if (context.argc() == 1) return true;
-  if (context.argc() == 2 && (OptionIs(context.arg(1), "SYNC") || OptionIs(context.arg(1), "ASYNC"))) {
+  if (context.argc() == 2 &&
+      (OptionIs(context.arg(1), "SYNC") || OptionIs(context.arg(1), "ASYNC"))) {
     return true;
   }
   context.reply.Error(errors::kSyntax);

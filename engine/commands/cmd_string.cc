@@ -60,8 +60,8 @@ bool ParseSetOptions(CommandContext& context, uint32_t* flags, std::string_view*
       *flags |= kSetGet;
     } else if (OptionIs(option, "KEEPTTL") && !(*flags & kSetAnyExpiry)) {
       *flags |= kSetKeepTtl;
-    } else if (OptionIs(option, "EX") ? expiry_option(kSetEx)
-               : OptionIs(option, "PX") ? expiry_option(kSetPx)
+    } else if (OptionIs(option, "EX")     ? expiry_option(kSetEx)
+               : OptionIs(option, "PX")   ? expiry_option(kSetPx)
                : OptionIs(option, "EXAT") ? expiry_option(kSetExAt)
                : OptionIs(option, "PXAT") ? expiry_option(kSetPxAt)
                                           : false) {
@@ -117,8 +117,7 @@ void CmdSet(CommandContext& context) {
     return;
   }
   if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms;
-  if (db.SetString(key, hash, context.arg(2), expire_at_ms) ==
-      Database::SetOutcome::kOutOfMemory) {
+  if (db.SetString(key, hash, context.arg(2), expire_at_ms) == Database::SetOutcome::kOutOfMemory) {
     // Replying after a GET reply would break the one-reply-per-command rule, so the GET form
     // cannot report it; Redis has the same shape (it cannot fail here).
     if (!(flags & kSetGet)) context.reply.Error(errors::kOom);

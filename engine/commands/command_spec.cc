@@ -43,16 +43,26 @@ constexpr FlagName kCommandFlags[] = {
 };
 
 constexpr FlagName kAclCategories[] = {
-    {kAclKeyspace, "keyspace", true},     {kAclRead, "read", true},
-    {kAclWrite, "write", true},           {kAclSet, "set", true},
-    {kAclSortedSet, "sortedset", true},   {kAclList, "list", true},
-    {kAclHash, "hash", true},             {kAclString, "string", true},
-    {kAclBitmap, "bitmap", true},         {kAclHyperLogLog, "hyperloglog", true},
-    {kAclGeo, "geo", true},               {kAclStream, "stream", true},
-    {kAclPubsub, "pubsub", true},         {kAclAdmin, "admin", true},
-    {kAclFast, "fast", true},             {kAclSlow, "slow", true},
-    {kAclBlocking, "blocking", true},     {kAclDangerous, "dangerous", true},
-    {kAclConnection, "connection", true}, {kAclTransaction, "transaction", true},
+    {kAclKeyspace, "keyspace", true},
+    {kAclRead, "read", true},
+    {kAclWrite, "write", true},
+    {kAclSet, "set", true},
+    {kAclSortedSet, "sortedset", true},
+    {kAclList, "list", true},
+    {kAclHash, "hash", true},
+    {kAclString, "string", true},
+    {kAclBitmap, "bitmap", true},
+    {kAclHyperLogLog, "hyperloglog", true},
+    {kAclGeo, "geo", true},
+    {kAclStream, "stream", true},
+    {kAclPubsub, "pubsub", true},
+    {kAclAdmin, "admin", true},
+    {kAclFast, "fast", true},
+    {kAclSlow, "slow", true},
+    {kAclBlocking, "blocking", true},
+    {kAclDangerous, "dangerous", true},
+    {kAclConnection, "connection", true},
+    {kAclTransaction, "transaction", true},
     {kAclScripting, "scripting", true},
 };
 
@@ -70,8 +80,8 @@ constexpr FlagName kKeySpecFlags[] = {
     {kKeyVariableFlags, "variable_flags", true},
 };
 
-constexpr std::string_view kArgTypes[] = {"key",     "string",    "integer",    "double", "pattern",
-                                          "unix-time", "pure-token", "oneof", "block"};
+constexpr std::string_view kArgTypes[] = {"key",       "string",     "integer", "double", "pattern",
+                                          "unix-time", "pure-token", "oneof",   "block"};
 
 std::vector<std::string_view> Words(std::string_view text) {
   std::vector<std::string_view> words;

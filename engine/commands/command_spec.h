@@ -28,14 +28,14 @@ enum CommandFlag : uint32_t {
   kCmdAsking = 1u << 12,
   kCmdFast = 1u << 13,
   kCmdNoAuth = 1u << 14,
-  kCmdMayReplicate = 1u << 15,   // hidden from COMMAND INFO, as in Redis
-  kCmdSentinel = 1u << 16,       // hidden
-  kCmdOnlySentinel = 1u << 17,   // hidden
+  kCmdMayReplicate = 1u << 15,  // hidden from COMMAND INFO, as in Redis
+  kCmdSentinel = 1u << 16,      // hidden
+  kCmdOnlySentinel = 1u << 17,  // hidden
   kCmdNoMandatoryKeys = 1u << 18,
-  kCmdProtected = 1u << 19,      // hidden
+  kCmdProtected = 1u << 19,  // hidden
   kCmdNoAsyncLoading = 1u << 20,
   kCmdNoMulti = 1u << 21,
-  kCmdMovableKeys = 1u << 22,    // derived from the key specs, never written in a CommandDef
+  kCmdMovableKeys = 1u << 22,  // derived from the key specs, never written in a CommandDef
   kCmdAllowBusy = 1u << 23,
 };
 
@@ -85,15 +85,15 @@ struct KeySpec {
   uint32_t flags = 0;
   std::string notes;
   Begin begin = Begin::kUnknown;
-  int index = 0;            // kIndex
-  std::string keyword;      // kKeyword
-  int start_from = 0;       // kKeyword
+  int index = 0;        // kIndex
+  std::string keyword;  // kKeyword
+  int start_from = 0;   // kKeyword
   Find find = Find::kUnknown;
-  int last_key = 0;         // kRange (relative to the first key; -1 = last argument)
-  int key_step = 0;         // kRange, kKeynum
-  int limit = 0;            // kRange
-  int keynum_index = 0;     // kKeynum
-  int first_key = 0;        // kKeynum
+  int last_key = 0;      // kRange (relative to the first key; -1 = last argument)
+  int key_step = 0;      // kRange, kKeynum
+  int limit = 0;         // kRange
+  int keynum_index = 0;  // kKeynum
+  int first_key = 0;     // kKeynum
 };
 
 struct ArgSpec {
@@ -125,7 +125,7 @@ struct CommandSpec {
   CommandHandler handler = nullptr;
   const CommandSpec* parent = nullptr;
   std::vector<std::unique_ptr<CommandSpec>> subcommands;  // in registration order
-  uint32_t id = 0;  // dense index for per-command statistics
+  uint32_t id = 0;                                        // dense index for per-command statistics
 
   bool is_container() const { return !subcommands.empty(); }
   const CommandSpec* FindSubcommand(std::string_view name) const;  // case-insensitive
@@ -139,7 +139,7 @@ struct CommandSpec {
 std::string ParseCommandDef(const CommandDef& def, CommandSpec* spec);
 
 // Names for replies.
-std::vector<std::string_view> CommandFlagNames(uint32_t flags);  // visible flags only
+std::vector<std::string_view> CommandFlagNames(uint32_t flags);       // visible flags only
 std::vector<std::string_view> AclCategoryNames(uint32_t categories);  // without '@'
 std::vector<std::string_view> KeySpecFlagNames(uint32_t flags);
 // The category bit for "string" (case-insensitive), or 0. "@string" is not a category name:

@@ -39,8 +39,7 @@ inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
-inline constexpr std::string_view kOom =
-    "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 }  // namespace errors
 
 // "ERR wrong number of arguments for 'config|set' command".

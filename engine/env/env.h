@@ -105,7 +105,7 @@ struct ListenOptions {
 // What the engine learns about a connection when it accepts it (for CLIENT LIST and for protected
 // mode).
 struct ConnInfo {
-  std::string peer_address;  // "127.0.0.1:52790"
+  std::string peer_address;   // "127.0.0.1:52790"
   std::string local_address;  // "127.0.0.1:6379"
   bool peer_is_loopback = false;
   int64_t descriptor = -1;  // the OS's number for it (CLIENT LIST fd=); -1 when there is none
@@ -229,9 +229,9 @@ struct Event {
 // Facts about the process, for INFO server and INFO cpu.
 struct ProcessInfo {
   int64_t pid = 0;
-  std::string os;          // "Linux 6.1.0-18-amd64 x86_64"
-  std::string executable;  // absolute path of the server binary
-  int64_t cpu_user_us = 0;    // CPU time used so far, user and system
+  std::string os;           // "Linux 6.1.0-18-amd64 x86_64"
+  std::string executable;   // absolute path of the server binary
+  int64_t cpu_user_us = 0;  // CPU time used so far, user and system
   int64_t cpu_system_us = 0;
 };
 

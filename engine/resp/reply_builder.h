@@ -50,12 +50,12 @@ class ReplyBuilder {
   void NullArray();  // RESP2 "*-1", RESP3 "_"
   void ArrayHeader(size_t count);
   void EmptyArray() { ArrayHeader(0); }
-  void MapHeader(size_t pairs);    // RESP2: an array of 2*pairs
-  void SetHeader(size_t count);    // RESP2: an array
-  void PushHeader(size_t count);   // RESP2: an array
-  void AttributeHeader(size_t pairs);  // RESP3 only (callers check resp())
-  void Double(double value);       // RESP2: bulk string in %.17g form
-  void Boolean(bool value);        // RESP2: :1 / :0
+  void MapHeader(size_t pairs);             // RESP2: an array of 2*pairs
+  void SetHeader(size_t count);             // RESP2: an array
+  void PushHeader(size_t count);            // RESP2: an array
+  void AttributeHeader(size_t pairs);       // RESP3 only (callers check resp())
+  void Double(double value);                // RESP2: bulk string in %.17g form
+  void Boolean(bool value);                 // RESP2: :1 / :0
   void BigNumber(std::string_view digits);  // RESP2: bulk string
   // RESP3 "=len\r\ntxt:...": `format` is three characters ("txt", "mkd"). RESP2: bulk string.
   void Verbatim(std::string_view text, std::string_view format = "txt");

@@ -53,12 +53,23 @@ bool SplitArgsInPlace(char* line, size_t size, std::vector<std::string_view>* ar
           read++;
           char decoded = at(read);
           switch (decoded) {
-            case 'n': decoded = '\n'; break;
-            case 'r': decoded = '\r'; break;
-            case 't': decoded = '\t'; break;
-            case 'b': decoded = '\b'; break;
-            case 'a': decoded = '\a'; break;
-            default: break;
+            case 'n':
+              decoded = '\n';
+              break;
+            case 'r':
+              decoded = '\r';
+              break;
+            case 't':
+              decoded = '\t';
+              break;
+            case 'b':
+              decoded = '\b';
+              break;
+            case 'a':
+              decoded = '\a';
+              break;
+            default:
+              break;
           }
           line[write++] = decoded;
         } else if (c == '"') {
@@ -88,10 +99,18 @@ bool SplitArgsInPlace(char* line, size_t size, std::vector<std::string_view>* ar
           case '\n':
           case '\r':
           case '\t':
-          case '\0': done = true; break;
-          case '"': in_double = true; break;
-          case '\'': in_single = true; break;
-          default: line[write++] = c; break;
+          case '\0':
+            done = true;
+            break;
+          case '"':
+            in_double = true;
+            break;
+          case '\'':
+            in_single = true;
+            break;
+          default:
+            line[write++] = c;
+            break;
         }
       }
       if (read < size) read++;

@@ -68,8 +68,7 @@ class RequestParser {
   void Reset();
 
  private:
-  ParseResult ParseMultibulk(char* data, size_t size, const ParserLimits& limits,
-                             size_t* consumed);
+  ParseResult ParseMultibulk(char* data, size_t size, const ParserLimits& limits, size_t* consumed);
   // The common case in one pass: a whole multibulk command already in the buffer, with plain
   // decimal headers. Returns false (having changed no state) for anything else, which the
   // general path then handles byte for byte as Redis would.

@@ -9,23 +9,40 @@ namespace {
 
 char TypeByte(RespType type) {
   switch (type) {
-    case RespType::kSimpleString: return '+';
-    case RespType::kError: return '-';
-    case RespType::kInteger: return ':';
-    case RespType::kBulkString: return '$';
-    case RespType::kNullBulk: return '$';
-    case RespType::kNullArray: return '*';
-    case RespType::kArray: return '*';
-    case RespType::kNull: return '_';
-    case RespType::kBoolean: return '#';
-    case RespType::kDouble: return ',';
-    case RespType::kBigNumber: return '(';
-    case RespType::kBlobError: return '!';
-    case RespType::kVerbatim: return '=';
-    case RespType::kMap: return '%';
-    case RespType::kSet: return '~';
-    case RespType::kAttribute: return '|';
-    case RespType::kPush: return '>';
+    case RespType::kSimpleString:
+      return '+';
+    case RespType::kError:
+      return '-';
+    case RespType::kInteger:
+      return ':';
+    case RespType::kBulkString:
+      return '$';
+    case RespType::kNullBulk:
+      return '$';
+    case RespType::kNullArray:
+      return '*';
+    case RespType::kArray:
+      return '*';
+    case RespType::kNull:
+      return '_';
+    case RespType::kBoolean:
+      return '#';
+    case RespType::kDouble:
+      return ',';
+    case RespType::kBigNumber:
+      return '(';
+    case RespType::kBlobError:
+      return '!';
+    case RespType::kVerbatim:
+      return '=';
+    case RespType::kMap:
+      return '%';
+    case RespType::kSet:
+      return '~';
+    case RespType::kAttribute:
+      return '|';
+    case RespType::kPush:
+      return '>';
   }
   return '?';
 }
@@ -62,8 +79,10 @@ class Decoder {
     DecodeStatus status = Line(&line);
     if (status != DecodeStatus::kOk) return status;
     switch (type) {
-      case '+': return Text(RespType::kSimpleString, line, value);
-      case '-': return Text(RespType::kError, line, value);
+      case '+':
+        return Text(RespType::kSimpleString, line, value);
+      case '-':
+        return Text(RespType::kError, line, value);
       case ',':
         if (!IsValidDouble(line)) return DecodeStatus::kInvalid;
         return Text(RespType::kDouble, line, value);
@@ -86,15 +105,24 @@ class Decoder {
         value->type = RespType::kBoolean;
         value->integer = line == "t" ? 1 : 0;
         return DecodeStatus::kOk;
-      case '$': return Blob(RespType::kBulkString, line, value);
-      case '!': return Blob(RespType::kBlobError, line, value);
-      case '=': return Blob(RespType::kVerbatim, line, value);
-      case '*': return Aggregate(RespType::kArray, line, value, depth);
-      case '%': return Aggregate(RespType::kMap, line, value, depth);
-      case '~': return Aggregate(RespType::kSet, line, value, depth);
-      case '|': return Aggregate(RespType::kAttribute, line, value, depth);
-      case '>': return Aggregate(RespType::kPush, line, value, depth);
-      default: return DecodeStatus::kInvalid;
+      case '$':
+        return Blob(RespType::kBulkString, line, value);
+      case '!':
+        return Blob(RespType::kBlobError, line, value);
+      case '=':
+        return Blob(RespType::kVerbatim, line, value);
+      case '*':
+        return Aggregate(RespType::kArray, line, value, depth);
+      case '%':
+        return Aggregate(RespType::kMap, line, value, depth);
+      case '~':
+        return Aggregate(RespType::kSet, line, value, depth);
+      case '|':
+        return Aggregate(RespType::kAttribute, line, value, depth);
+      case '>':
+        return Aggregate(RespType::kPush, line, value, depth);
+      default:
+        return DecodeStatus::kInvalid;
     }
   }
 
@@ -222,8 +250,10 @@ bool RespValue::is_aggregate() const {
     case RespType::kMap:
     case RespType::kSet:
     case RespType::kAttribute:
-    case RespType::kPush: return true;
-    default: return false;
+    case RespType::kPush:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -234,19 +264,30 @@ bool RespValue::operator==(const RespValue& other) const {
 
 std::string RespValue::ToString() const {
   switch (type) {
-    case RespType::kSimpleString: return text;
-    case RespType::kError: return "(error) " + text;
-    case RespType::kInteger: return "(integer) " + Int64ToString(integer);
-    case RespType::kBulkString: return "\"" + text + "\"";
+    case RespType::kSimpleString:
+      return text;
+    case RespType::kError:
+      return "(error) " + text;
+    case RespType::kInteger:
+      return "(integer) " + Int64ToString(integer);
+    case RespType::kBulkString:
+      return "\"" + text + "\"";
     case RespType::kNullBulk:
     case RespType::kNullArray:
-    case RespType::kNull: return "(nil)";
-    case RespType::kBoolean: return integer ? "(true)" : "(false)";
-    case RespType::kDouble: return "(double) " + text;
-    case RespType::kBigNumber: return "(big number) " + text;
-    case RespType::kBlobError: return "(blob error) " + text;
-    case RespType::kVerbatim: return "(verbatim) " + text;
-    default: break;
+    case RespType::kNull:
+      return "(nil)";
+    case RespType::kBoolean:
+      return integer ? "(true)" : "(false)";
+    case RespType::kDouble:
+      return "(double) " + text;
+    case RespType::kBigNumber:
+      return "(big number) " + text;
+    case RespType::kBlobError:
+      return "(blob error) " + text;
+    case RespType::kVerbatim:
+      return "(verbatim) " + text;
+    default:
+      break;
   }
   std::string result(1, TypeByte(type));
   result += "[";
@@ -269,11 +310,21 @@ void EncodeResp(const RespValue& value, std::string* out) {
       out->append(value.text);
       out->append("\r\n");
       return;
-    case RespType::kInteger: AppendLength(out, ':', value.integer); return;
-    case RespType::kNullBulk: out->append("$-1\r\n"); return;
-    case RespType::kNullArray: out->append("*-1\r\n"); return;
-    case RespType::kNull: out->append("_\r\n"); return;
-    case RespType::kBoolean: out->append(value.integer ? "#t\r\n" : "#f\r\n"); return;
+    case RespType::kInteger:
+      AppendLength(out, ':', value.integer);
+      return;
+    case RespType::kNullBulk:
+      out->append("$-1\r\n");
+      return;
+    case RespType::kNullArray:
+      out->append("*-1\r\n");
+      return;
+    case RespType::kNull:
+      out->append("_\r\n");
+      return;
+    case RespType::kBoolean:
+      out->append(value.integer ? "#t\r\n" : "#f\r\n");
+      return;
     case RespType::kBulkString:
     case RespType::kBlobError:
     case RespType::kVerbatim:
@@ -286,7 +337,8 @@ void EncodeResp(const RespValue& value, std::string* out) {
     case RespType::kPush:
     case RespType::kMap:
     case RespType::kAttribute: {
-      const size_t count = IsMapLike(value.type) ? value.elements.size() / 2 : value.elements.size();
+      const size_t count =
+          IsMapLike(value.type) ? value.elements.size() / 2 : value.elements.size();
       AppendLength(out, type, static_cast<int64_t>(count));
       for (const RespValue& element : value.elements) EncodeResp(element, out);
       return;

@@ -59,9 +59,9 @@ std::string EncodeResp(const RespValue& value);
 enum class DecodeStatus : uint8_t { kOk, kIncomplete, kInvalid };
 
 struct DecodeLimits {
-  size_t depth_max = 64;                 // nesting of aggregates
-  int64_t elements_max = 1 << 20;        // per aggregate
-  int64_t bulk_bytes_max = 512 << 20;    // per bulk
+  size_t depth_max = 64;               // nesting of aggregates
+  int64_t elements_max = 1 << 20;      // per aggregate
+  int64_t bulk_bytes_max = 512 << 20;  // per bulk
 };
 
 // Decodes one value from the start of `bytes`. On kOk sets *consumed and *value.

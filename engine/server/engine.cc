@@ -170,7 +170,8 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
 
   CommandStats& command_stats = stats_.commands[spec->id];
   command_stats.calls++;
-  command_stats.usec += static_cast<uint64_t>(mono_now_us_ > start_us ? mono_now_us_ - start_us : 0);
+  command_stats.usec +=
+      static_cast<uint64_t>(mono_now_us_ > start_us ? mono_now_us_ - start_us : 0);
   if (client.reply().error_count() != errors_before) command_stats.failed_calls++;
   stats_.total_commands_processed++;
   client.last_command = spec;

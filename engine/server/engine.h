@@ -34,7 +34,7 @@ namespace keel {
 
 // What the engine should know about how it was started, for INFO server and CONFIG REWRITE.
 struct StartupInfo {
-  std::string config_file;  // absolute path, or empty when started without one
+  std::string config_file;                // absolute path, or empty when started without one
   std::vector<std::string> command_line;  // argv, for logs
 };
 

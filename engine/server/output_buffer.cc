@@ -22,7 +22,8 @@ ReplyChunk* ReplyChunkPool::Take(size_t capacity_min) {
   }
   size_t capacity = limits::kReplyChunkBytes;
   if (capacity_min > capacity) {
-    capacity = capacity_min < limits::kReplyChunkBytesMax ? capacity_min : limits::kReplyChunkBytesMax;
+    capacity =
+        capacity_min < limits::kReplyChunkBytesMax ? capacity_min : limits::kReplyChunkBytesMax;
   }
   void* block = memory_.Allocate(sizeof(ReplyChunk) + capacity, MemoryUse::kReplyBuffers);
   if (block == nullptr && capacity > capacity_min) {
@@ -41,7 +42,8 @@ ReplyChunk* ReplyChunkPool::Take(size_t capacity_min) {
 
 void ReplyChunkPool::Give(ReplyChunk* chunk) {
   KEEL_DASSERT(chunk != nullptr);
-  if (chunk->capacity != limits::kReplyChunkBytes || free_count_ >= limits::kReplyChunkPoolCountMax) {
+  if (chunk->capacity != limits::kReplyChunkBytes ||
+      free_count_ >= limits::kReplyChunkPoolCountMax) {
     memory_.Deallocate(chunk, ChunkBytes(chunk), MemoryUse::kReplyBuffers);
     return;
   }

@@ -139,7 +139,9 @@ bool Server::RunOnce() {
   for (size_t i = 0; i < count; i++) {
     const Event& event = events_[i];
     switch (event.kind) {
-      case EventKind::kListenerReady: Accept(event.handle); break;
+      case EventKind::kListenerReady:
+        Accept(event.handle);
+        break;
       case EventKind::kReadable:
       case EventKind::kWritable: {
         auto it = clients_by_conn_.find(event.handle);
@@ -153,7 +155,8 @@ bool Server::RunOnce() {
         }
         break;
       }
-      case EventKind::kFileSynced: break;  // no file user yet (persistence issue)
+      case EventKind::kFileSynced:
+        break;  // no file user yet (persistence issue)
       case EventKind::kShutdownRequested:
         // The handle is the signal number (2 is SIGINT; anything else is reported as SIGTERM).
         engine_.Log(LogLevel::kWarning, event.handle == 2
@@ -248,10 +251,16 @@ void Server::OnReadable(Client* client) {
   }
   const IoResult result = network_.Read(client->conn(), target, room);
   switch (result.code) {
-    case IoCode::kWouldBlock: return;
-    case IoCode::kClosed: Close(client, "client closed connection"); return;
-    case IoCode::kReset: Close(client, "connection reset"); return;
-    case IoCode::kOk: break;
+    case IoCode::kWouldBlock:
+      return;
+    case IoCode::kClosed:
+      Close(client, "client closed connection");
+      return;
+    case IoCode::kReset:
+      Close(client, "connection reset");
+      return;
+    case IoCode::kOk:
+      break;
   }
   KEEL_ASSERT(result.bytes > 0);
   KEEL_ASSERT(result.bytes <= room);
@@ -338,8 +347,8 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
 void Server::CheckOutputLimits(Client* client) {
   const OutputBuffer& output = client->output();
   if (output.failed()) {
-    engine_.Log(LogLevel::kWarning, "Client " + client->peer_address +
-                                        " closed: out of memory for its replies");
+    engine_.Log(LogLevel::kWarning,
+                "Client " + client->peer_address + " closed: out of memory for its replies");
     engine_.RequestClose(client);
     return;
   }

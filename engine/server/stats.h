@@ -29,7 +29,7 @@ struct ServerStats {
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
   uint64_t unexpected_error_replies = 0;
-  std::vector<CommandStats> commands;  // by CommandSpec::id
+  std::vector<CommandStats> commands;                   // by CommandSpec::id
   std::map<std::string, uint64_t, std::less<>> errors;  // by error code, sorted as INFO prints
 
   // Instantaneous rates, sampled by cron over the last 16 samples as Redis does.
