@@ -123,21 +123,6 @@ void CheckInvariants(Engine& engine, sim::SimEnv& env, Client& client, std::stri
   FUZZ_CHECK(client.db_index >= 0 && client.db_index < engine.database_count());
 }
 
-std::string TakeReply(Client& client) {
-  std::string bytes;
-  ConstSlice slices[64];
-  while (!client.output().empty()) {
-    const size_t count = client.output().Gather(slices, 64);
-    size_t taken = 0;
-    for (size_t i = 0; i < count; i++) {
-      bytes.append(slices[i].data, slices[i].size);
-      taken += slices[i].size;
-    }
-    client.output().Consume(taken);
-  }
-  return bytes;
-}
-
 }  // namespace
 
 void CommandsOneInput(const uint8_t* data, size_t size) {
@@ -167,7 +152,7 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
       client = engine.NewClient(0, nullptr);
       continue;
     }
-    const std::string reply = TakeReply(*client);
+    const std::string reply = client->output().TakeAll();
     if (std::getenv("KEEL_FUZZ_TRACE") != nullptr) {
       std::string line;
       for (const std::string& arg : args) line += "[" + arg + "] ";

@@ -36,20 +36,7 @@ class ReplyHarness {
   ReplyHarness() { reply.set_error_observer(&observer); }
 
   // Everything written so far, drained from the buffer.
-  std::string Take() {
-    std::string bytes;
-    ConstSlice slices[16];
-    while (!out.empty()) {
-      const size_t count = out.Gather(slices, 16);
-      size_t taken = 0;
-      for (size_t i = 0; i < count; i++) {
-        bytes.append(slices[i].data, slices[i].size);
-        taken += slices[i].size;
-      }
-      out.Consume(taken);
-    }
-    return bytes;
-  }
+  std::string Take() { return out.TakeAll(); }
 
   sim::SimMemory memory;
   MemoryAccountant accountant{memory};

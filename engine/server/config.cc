@@ -4,6 +4,7 @@
 
 #include "engine/base/assert.h"
 #include "engine/base/numbers.h"
+#include "engine/base/split.h"
 #include "engine/resp/request_parser.h"
 #include "engine/server/config_file.h"
 
@@ -224,20 +225,7 @@ bool SplitConfigArgs(std::string_view line, std::vector<std::string>* words) {
   return true;
 }
 
-std::vector<std::string_view> SplitAtSpaces(std::string_view text) {
-  std::vector<std::string_view> words;
-  if (text.empty()) return words;
-  size_t start = 0;
-  for (;;) {
-    const size_t end = text.find(' ', start);
-    if (end == std::string_view::npos) {
-      words.push_back(text.substr(start));
-      return words;
-    }
-    words.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-}
+std::vector<std::string_view> SplitAtSpaces(std::string_view text) { return SplitOn(text, ' '); }
 
 std::string FormatMemoryForConfig(uint64_t bytes) {
   constexpr uint64_t kKb = 1024;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/base/numbers.h"
+#include "engine/base/split.h"
 #include "engine/server/version.h"
 
 namespace keel {
@@ -42,19 +43,6 @@ std::string_view Trim(std::string_view line) {
 }
 
 // sdssplitlen(text, "\n"): "" gives no lines, "a\n" gives "a" and "".
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  if (text.empty()) return lines;
-  for (size_t start = 0;;) {
-    const size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) {
-      lines.push_back(text.substr(start));
-      return lines;
-    }
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-}
 
 bool IsRetired(std::string_view name, size_t word_count) {
   for (const RetiredDirective& directive : kRetired) {
@@ -97,7 +85,7 @@ std::string ConfigLoadError::Report() const {
 bool LoadConfigText(std::string_view text, Config* config, const ConfigFileReader& read_file,
                     ConfigLoadError* error, int include_depth, const ConfigDirChecker& check_dir) {
   ReadingFile reading(config);
-  const std::vector<std::string_view> lines = SplitLines(text);
+  const std::vector<std::string_view> lines = SplitOn(text, '\n');
   for (size_t index = 0; index < lines.size(); index++) {
     const std::string_view line = Trim(lines[index]);
     auto fail = [&](std::string message) {
@@ -230,7 +218,7 @@ std::string RewriteConfigText(std::string_view old_content, const Config& config
   // Parameter name (never the alias) -> the old lines that set it, in file order.
   std::map<std::string, std::deque<size_t>, std::less<>> option_lines;
   bool needs_signature = true;
-  for (std::string_view raw : SplitLines(old_content)) {
+  for (std::string_view raw : SplitOn(old_content, '\n')) {
     const std::string_view line = Trim(raw);
     if (line.empty() || line[0] == '#') {
       if (line == kRewriteSignature) needs_signature = false;

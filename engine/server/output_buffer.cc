@@ -141,6 +141,19 @@ void OutputBuffer::Consume(size_t bytes) {
   }
 }
 
+std::string OutputBuffer::TakeAll() {
+  std::string bytes;
+  bytes.reserve(pending_bytes_);
+  size_t skip = head_sent_;
+  for (const ReplyChunk* chunk = head_; chunk != nullptr; chunk = chunk->next) {
+    bytes.append(chunk->data() + skip, chunk->used - skip);
+    skip = 0;
+  }
+  KEEL_DASSERT(bytes.size() == pending_bytes_);
+  Consume(bytes.size());
+  return bytes;
+}
+
 void OutputBuffer::Clear() {
   while (head_ != nullptr) {
     ReplyChunk* next = head_->next;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "engine/base/memory.h"
 
@@ -89,6 +90,9 @@ class OutputBuffer {
   void Consume(size_t bytes);
   // Drops everything (client closing or CLIENT REPLY OFF semantics).
   void Clear();
+  // Moves every pending byte into a string and empties the buffer: for clients whose replies are
+  // read in-process (tests, fuzz harnesses, and later the scripting engine's fake client).
+  std::string TakeAll();
 
  private:
   bool AppendSlow(const char* data, size_t size);

@@ -188,6 +188,16 @@ TEST_F(OutputBufferTest, RefusalOfTheFirstChunkFailsCleanly) {
   EXPECT_EQ(accountant_.refused_count(), 2u);
 }
 
+TEST_F(OutputBufferTest, TakeAllReturnsWhatIsPendingAcrossChunks) {
+  const std::string reply = Pattern(3 * kChunk + 7);
+  ASSERT_TRUE(Append(reply));
+  out_->Consume(5);  // as after a short write
+  EXPECT_EQ(out_->TakeAll(), reply.substr(5));
+  EXPECT_TRUE(out_->empty());
+  EXPECT_EQ(out_->chunk_count(), 0u);
+  EXPECT_EQ(out_->TakeAll(), "");
+}
+
 TEST_F(OutputBufferTest, ClearDropsPendingBytes) {
   ASSERT_TRUE(Append(Pattern(2 * kChunk)));
   out_->Clear();

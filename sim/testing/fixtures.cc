@@ -43,19 +43,7 @@ void CommandTest::StartEngine(Config config) {
 
 std::string CommandTest::RunArgs(std::span<const std::string_view> args) {
   engine_->RunCommand(*client_, args);
-  OutputBuffer& output = client_->output();
-  std::string bytes;
-  ConstSlice slices[64];
-  while (!output.empty()) {
-    const size_t count = output.Gather(slices, 64);
-    size_t taken = 0;
-    for (size_t i = 0; i < count; i++) {
-      bytes.append(slices[i].data, slices[i].size);
-      taken += slices[i].size;
-    }
-    output.Consume(taken);
-  }
-  return bytes;
+  return client_->output().TakeAll();
 }
 
 std::string CommandTest::RunRaw(std::initializer_list<std::string_view> args) {
