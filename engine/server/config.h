@@ -143,6 +143,7 @@ std::span<const ConfigParam> ConfigTable();
 
 class Config {
  public:
+  // Every parameter at its default.
   Config();
 
   const ConfigValues& values() const { return values_; }
@@ -173,6 +174,8 @@ class Config {
   void set_reading_file(bool reading) { reading_file_ = reading; }
 
  private:
+  struct BuildDefaults {};
+  explicit Config(BuildDefaults tag);
   size_t IndexOf(const ConfigParam& param) const;
   bool SetWords(const ConfigParam& param, std::span<const std::string_view> words,
                 std::string* error);

@@ -35,15 +35,9 @@ Engine::Engine(Env& env, Config config, StartupInfo startup)
       reply_chunks_(memory_),
       config_(std::move(config)),
       startup_(std::move(startup)),
+      registry_(Registry::Builtin()),
       rng_(env.random().NextU64()),
       run_id_(MakeRunId(env.random())) {
-  RegisterConnectionCommands(registry_);
-  RegisterClientCommands(registry_);
-  RegisterKeyCommands(registry_);
-  RegisterStringCommands(registry_);
-  RegisterServerCommands(registry_);
-  RegisterConfigCommands(registry_);
-  RegisterIntrospectionCommands(registry_);
   stats_.commands.resize(registry_.all().size());
 
   const int64_t databases = settings().databases;

@@ -127,7 +127,7 @@ class Engine : public ErrorObserver {
   ReplyChunkPool reply_chunks_;
   Config config_;
   StartupInfo startup_;
-  Registry registry_;
+  const Registry& registry_;
   ServerStats stats_;
   Rng rng_;
   std::string run_id_;
