@@ -117,7 +117,9 @@ void CmdSet(CommandContext& context) {
     return;
   }
   if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms;
-  if (db.SetString(key, hash, context.arg(2), expire_at_ms) == Database::SetOutcome::kOutOfMemory) {
+  const std::string_view value = context.arg(2);
+  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
+      Database::SetOutcome::kOutOfMemory) {
     // Replying after a GET reply would break the one-reply-per-command rule, so the GET form
     // cannot report it; Redis has the same shape (it cannot fail here).
     if (!(flags & kSetGet)) context.reply.Error(errors::kOom);

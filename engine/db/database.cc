@@ -84,7 +84,8 @@ bool Database::Grow() {
   return true;
 }
 
-Entry* Database::NewEntry(std::string_view key, std::string_view value, int64_t expire_at_ms) {
+Entry* Database::NewEntry(std::string_view key, std::string_view value, int64_t expire_at_ms,
+                          ObjectEncoding encoding) {
   KEEL_ASSERT(key.size() <= UINT32_MAX);
   KEEL_ASSERT(value.size() <= UINT32_MAX);
   const size_t bytes = Entry::AllocationBytes(key.size(), value.size());
@@ -94,6 +95,7 @@ Entry* Database::NewEntry(std::string_view key, std::string_view value, int64_t 
   entry->key_size = static_cast<uint32_t>(key.size());
   entry->value_size = static_cast<uint32_t>(value.size());
   entry->type = ValueType::kString;
+  entry->encoding = encoding;
   std::memset(entry->reserved, 0, sizeof(entry->reserved));
   if (!key.empty()) std::memcpy(entry->key_data(), key.data(), key.size());
   if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
@@ -105,7 +107,8 @@ void Database::FreeEntry(Entry* entry) {
 }
 
 Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
-                                         std::string_view value, int64_t expire_at_ms) {
+                                         std::string_view value, int64_t expire_at_ms,
+                                         ObjectEncoding encoding) {
   KEEL_DASSERT(hash == Hash(key));
   if (size_ > 0) {
     bool found = false;
@@ -115,10 +118,11 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
       if (old->type == ValueType::kString && old->value_size == value.size()) {
         // Same size: overwrite in place, the common case for counters and fixed-size values.
         if (!value.empty()) std::memcpy(old->value_data(), value.data(), value.size());
+        old->encoding = encoding;
         SetExpiry(old, expire_at_ms);
         return SetOutcome::kReplaced;
       }
-      Entry* entry = NewEntry(key, value, expire_at_ms);
+      Entry* entry = NewEntry(key, value, expire_at_ms, encoding);
       if (entry == nullptr) return SetOutcome::kOutOfMemory;
       if (old->has_expiry()) expires_count_--;
       if (entry->has_expiry()) expires_count_++;
@@ -135,7 +139,7 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
   bool found = false;
   const size_t index = Probe(key, hash, &found);
   KEEL_DASSERT(!found);
-  Entry* entry = NewEntry(key, value, expire_at_ms);
+  Entry* entry = NewEntry(key, value, expire_at_ms, encoding);
   if (entry == nullptr) return SetOutcome::kOutOfMemory;
   if (entry->has_expiry()) expires_count_++;
   slots_[index] = MakeSlot(entry, hash);

@@ -36,14 +36,15 @@ class Database {
   Entry* Find(std::string_view key, uint64_t hash);
 
   enum class SetOutcome : uint8_t { kInserted, kReplaced, kOutOfMemory };
-  // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none), replacing any
-  // previous value of any type. A replaced string of the same size is overwritten in place (no
-  // allocation). On kOutOfMemory nothing changed.
+  // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none) and `encoding`
+  // (what OBJECT ENCODING reports; by default what Redis gives a value stored as given),
+  // replacing any previous value of any type. A replaced string of the same size is overwritten
+  // in place (no allocation). On kOutOfMemory nothing changed.
   SetOutcome SetString(std::string_view key, std::string_view value, int64_t expire_at_ms) {
-    return SetString(key, Hash(key), value, expire_at_ms);
+    return SetString(key, Hash(key), value, expire_at_ms, StringEncodingFor(value));
   }
   SetOutcome SetString(std::string_view key, uint64_t hash, std::string_view value,
-                       int64_t expire_at_ms);
+                       int64_t expire_at_ms, ObjectEncoding encoding);
 
   // Removes `key`; returns whether it existed.
   bool Erase(std::string_view key);
@@ -79,7 +80,8 @@ class Database {
   size_t Probe(std::string_view key, uint64_t hash, bool* found) const;
   bool Grow();
   void EraseSlot(size_t index);
-  Entry* NewEntry(std::string_view key, std::string_view value, int64_t expire_at_ms);
+  Entry* NewEntry(std::string_view key, std::string_view value, int64_t expire_at_ms,
+                  ObjectEncoding encoding);
   void FreeEntry(Entry* entry);
 
   MemoryAccountant& memory_;

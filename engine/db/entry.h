@@ -14,6 +14,29 @@ namespace keel {
 
 enum class ValueType : uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
 
+// How a value is stored, as OBJECT ENCODING names it. Strings: kInt for a value that reads as a
+// 64-bit integer in at most 20 bytes, kEmbstr for other values of at most 44 bytes, kRaw
+// otherwise or after an in-place edit (APPEND, SETRANGE), following Redis's tryObjectEncoding.
+// Keel stores every string as bytes; the encoding is kept so that OBJECT ENCODING answers as Redis
+// does and so that later value types can say how they are laid out.
+enum class ObjectEncoding : uint8_t {
+  kRaw = 0,
+  kInt,
+  kEmbstr,
+  kHashtable,
+  kListpack,
+  kQuicklist,
+  kIntset,
+  kSkiplist,
+  kStream,
+};
+
+// The name OBJECT ENCODING replies with.
+std::string_view ObjectEncodingName(ObjectEncoding encoding);
+
+// The encoding Redis gives a string value it stores as given (SET, GETSET, MSET, SETEX, ...).
+ObjectEncoding StringEncodingFor(std::string_view value);
+
 // No expiry set. Expiry times are absolute Unix milliseconds, as Redis stores them.
 inline constexpr int64_t kNoExpiry = -1;
 
@@ -22,7 +45,8 @@ struct Entry {
   uint32_t key_size;
   uint32_t value_size;
   ValueType type;
-  uint8_t reserved[7];
+  ObjectEncoding encoding;
+  uint8_t reserved[6];
 
   char* key_data() { return reinterpret_cast<char*>(this + 1); }
   const char* key_data() const { return reinterpret_cast<const char*>(this + 1); }
