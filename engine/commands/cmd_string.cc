@@ -16,7 +16,7 @@ bool ReplyWithValue(CommandContext& context) {
     context.reply.NullBulk();
     return true;
   }
-  if (entry->type != ValueType::kString) {
+  if (entry->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return false;
   }
@@ -116,7 +116,7 @@ void CmdSet(CommandContext& context) {
     if (!(flags & kSetGet)) context.reply.NullBulk();
     return;
   }
-  if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms;
+  if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms();
   const std::string_view value = context.arg(2);
   if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
       Database::SetOutcome::kOutOfMemory) {

@@ -23,7 +23,7 @@ Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t ha
 // Whether `entry` has expired at `now_ms`. As in Redis (keyIsExpired: now > when), a key is
 // still there during its expiry millisecond and gone the millisecond after.
 inline bool IsExpired(const Entry& entry, int64_t now_ms) {
-  return entry.has_expiry() && entry.expire_at_ms < now_ms;
+  return entry.has_expiry() && entry.expire_at_ms() < now_ms;
 }
 
 }  // namespace keel

@@ -37,21 +37,22 @@ Engine::Engine(Env& env, Config config, StartupInfo startup)
       startup_(std::move(startup)),
       registry_(Registry::Builtin()),
       rng_(env.random().NextU64()),
-      run_id_(MakeRunId(env.random())) {
+      run_id_(MakeRunId(env.random())),
+      slab_(memory_) {
   stats_.commands.resize(registry_.all().size());
 
   const int64_t databases = settings().databases;
   KEEL_ASSERT(databases >= 1 && databases <= limits::kDatabasesMax);
   for (int64_t i = 0; i < databases; i++) {
-    databases_.push_back(std::make_unique<Database>(memory_, rng_.Next()));
+    databases_.push_back(std::make_unique<Database>(memory_, slab_, access_clock_, rng_.Next()));
   }
   BeginTimeSlice();
   start_monotonic_us_ = mono_now_us_;
 }
 
 Engine::~Engine() {
-  clients_.clear();  // returns reply chunks before the pool goes away
-  databases_.clear();
+  clients_.clear();    // returns reply chunks before the pool goes away
+  databases_.clear();  // returns entries before the slab goes away
 }
 
 void Engine::BeginTimeSlice() {
@@ -156,6 +157,9 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
   // ends the previous command's duration.
   const int64_t start_us = mono_now_us_;
   command_wall_ms_ = (wall_anchor_us_ + (start_us - mono_anchor_us_)) / 1000;
+  // Redis's LRU clock: seconds, 24 bits; LFU's decrement clock: minutes, 16 bits.
+  access_clock_.lru_clock = static_cast<uint32_t>(command_wall_ms_ / 1000) & 0xffffff;
+  access_clock_.lfu_minutes = static_cast<uint32_t>(command_wall_ms_ / 60000) & 0xffff;
   const uint64_t errors_before = client.reply().error_count();
   CommandContext context(*this, client, args, *spec);
   KEEL_ASSERT(spec->handler != nullptr);  // containers have arity -2: they never get here alone

@@ -24,6 +24,7 @@
 #include "engine/base/rng.h"
 #include "engine/commands/registry.h"
 #include "engine/db/database.h"
+#include "engine/db/slab.h"
 #include "engine/env/env.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
@@ -64,6 +65,8 @@ class Engine : public ErrorObserver {
   const StartupInfo& startup() const { return startup_; }
 
   int database_count() const { return static_cast<int>(databases_.size()); }
+  SlabAllocator& slab() { return slab_; }
+  const AccessClock& access_clock() const { return access_clock_; }
   Database& database(int index) { return *databases_[static_cast<size_t>(index)]; }
 
   // Clients. `conn` is 0 for an internal client; `info` may be null.
@@ -131,6 +134,8 @@ class Engine : public ErrorObserver {
   ServerStats stats_;
   Rng rng_;
   std::string run_id_;
+  SlabAllocator slab_;        // entries of every database
+  AccessClock access_clock_;  // what "now" means for LRU/LFU, updated per command
   std::vector<std::unique_ptr<Database>> databases_;
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;
