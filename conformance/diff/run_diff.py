@@ -82,10 +82,24 @@ class Connection:
 
     def call(self, args):
         """Returns (raw reply bytes, parsed Value or None)."""
+        self.send(args)
+        return self.receive()
+
+    def send(self, args):
+        """Sends one command; its reply is read by receive(). Sending to both servers before
+        reading lets them work at the same time."""
+        if self.closed:
+            return
+        try:
+            self.sock.sendall(resp.encode_command(args))
+        except OSError:
+            self.closed = True
+
+    def receive(self):
+        """Returns (raw reply bytes, parsed Value or None) of the next reply."""
         if self.closed:
             return CLOSED, None
         try:
-            self.sock.sendall(resp.encode_command(args))
             return resp.read_reply(self.reader)
         except (resp.Closed, OSError):
             self.closed = True
@@ -93,6 +107,18 @@ class Connection:
         except resp.Timeout:
             self.closed = True  # the stream position is unknown now
             return NO_REPLY, None
+
+    def wait_closed(self):
+        """Waits (at most REPLY_TIMEOUT_S) until the server closes the connection, as it does
+        after QUIT; returns False if it did not."""
+        try:
+            while self.sock.recv(65536):
+                pass
+            return True
+        except ConnectionResetError:
+            return True
+        except OSError:
+            return False
 
     def call_ok(self, args, expected):
         raw, _ = self.call(args)
@@ -287,8 +313,8 @@ def main():
         server_trouble = True
     if differences:
         status = status or 1
-    for gap in normalise.KNOWN_GAPS:
-        print("known gap: %s" % gap)
+    for command, gap in sorted(normalise.KNOWN_GAPS.items()):
+        print("known gap: %s: %s" % (command.upper().replace("|", " "), gap))
     print("%d files, %d replies compared, %d difference%s" % (
         len(files), compared, len(differences), "" if len(differences) == 1 else "s"))
     if server_trouble:
