@@ -1,8 +1,9 @@
 # The harness for Keel's end-to-end tests: starts the real keel-server binary on a free loopback
 # port, waits until it answers PING, talks RESP to it over a raw socket, runs redis-cli and
 # redis-benchmark against it, and always stops it (SIGTERM, then a bounded wait; SIGKILL only after
-# that wait, and then the test fails). Starting and stopping processes is conformance/lib/servers.py,
-# shared with the differential runners; this adds assertions, a small RESP2 client and `main`.
+# that wait, and then the test fails). Starting and stopping processes is
+# conformance/lib/servers.py, shared with the differential runners; this adds assertions, a small
+# RESP2 client and `main`.
 #
 # Each test script defines its cases and ends with `keel_harness.main(CASES)`. ctest runs
 #   python3 -B test_x.py --server /path/to/keel-server [--case NAME]
@@ -318,6 +319,21 @@ def start_redis():
     except BaseException:
         server.cleanup()
         raise
+
+
+def on_redis_then_keel(function):
+    """Runs function(server) against Debian's redis-server, then against keel-server, each started
+    fresh. The checks inside run on both, so every expectation is confirmed on the reference
+    server in every run (a wrong expectation fails on redis-server, not on Keel). Returns the two
+    results, (redis's, keel's)."""
+    results = []
+    for start in (start_redis, start_server):
+        with start() as server:
+            try:
+                results.append(function(server))
+            except TestFailure as failure:
+                raise TestFailure(f"on {server.name}: {failure}") from None
+    return tuple(results)
 
 
 def has_command(server, name):
