@@ -150,6 +150,13 @@ class Gen:
         a container of which Keel lacks subcommands."""
         return self.pick(self.complete_command_names if complete else self.command_names)
 
+    def data_command_name(self):
+        """A command Keel implements from a data family (one that takes keys), or any command
+        when there is none."""
+        names = [name for name in self.command_names if name in self.generators and
+                 self.generators[name][0] not in ("connection", "server")]
+        return self.pick(names or self.command_names)
+
     def args_for(self, name):
         """Generated arguments of another command (for COMMAND GETKEYS), or just its name when
         it has no generator."""

@@ -135,6 +135,8 @@ def _getkeys(gen, name):
         return gen.name(name)  # wrong arity
     if gen.chance(0.1):
         target = [gen.pick([b"nosuchcommand", b"ping", b"client", b""])] + gen.keys(0, 2)
+    elif gen.chance(0.6):
+        target = gen.args_for(gen.data_command_name())  # one that takes keys, mostly
     else:
         target = gen.args_for(gen.command_name())
     return gen.name(name) + target
