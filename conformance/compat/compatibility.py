@@ -151,9 +151,7 @@ def build_rows(redis_docs, keel_docs):
         raise Inconsistent("keel-server has commands redis-server 7.0 does not: %s"
                            % ", ".join(extra))
     lines = case_lines(names)
-    table, not_generated = generators.load()
-    known = [entry for _, module in generators._family_modules()
-             for entry in getattr(module, "KNOWN_DIVERGENCES", [])]
+    table, not_generated, known = generators.load()
     containers = {name for name, doc in redis_docs.items() if doc.get("subcommands")}
 
     case_only = sorted(name for name in lines if name in names and name not in keel_docs

@@ -192,9 +192,7 @@ def run(options, redis, keel):
     finally:
         for probe in probes:
             probe.close()
-    table, not_generated = generators.load()
-    known = [entry for _, module in generators._family_modules()
-             for entry in getattr(module, "KNOWN_DIVERGENCES", [])]
+    table, not_generated, known = generators.load()
     entries = build_table(commands, table, not_generated, known, options)
     gen = generators.Gen(rng, commands, table, partial_containers(commands, redis_commands))
     weights = [weight for weight, _, _ in entries]

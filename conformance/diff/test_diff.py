@@ -152,7 +152,7 @@ class Options:
 
 class GeneratorTest(unittest.TestCase):
     def setUp(self):
-        self.table, self.not_generated = generators.load()
+        self.table, self.not_generated, self.known = generators.load()
 
     def draw(self, name, seed=1, count=2000):
         gen = generators.Gen(random.Random(seed), COMMANDS, self.table, {"client"})
@@ -168,6 +168,17 @@ class GeneratorTest(unittest.TestCase):
         with self.assertRaisesRegex(random_run.Coverage, "does not generate: zadd"):
             random_run.build_table(dict(COMMANDS, zadd=-4), self.table, self.not_generated, [],
                                    Options())
+
+    def test_known_divergences_only_on_request(self):
+        known = [("get", "a planted divergence", lambda gen: [b"get", b"k"])]
+        options = Options()
+        names = {name for _, name, _ in
+                 random_run.build_table(COMMANDS, self.table, self.not_generated, known, options)}
+        self.assertNotIn("get (known divergence)", names)
+        options.known_divergences = True
+        names = {name for _, name, _ in
+                 random_run.build_table(COMMANDS, self.table, self.not_generated, known, options)}
+        self.assertIn("get (known divergence)", names)
 
     def test_the_same_seed_gives_the_same_commands(self):
         for name in self.table:

@@ -13,8 +13,11 @@ a reason in NOT_GENERATED, so a new command cannot be forgotten.
 
 A module may also define NOT_GENERATED = {"name": (reason, function)}: commands that the random run
 leaves out, each with the reason (they still have a function, so `conformance/run --only name`
-can exercise them), and pseudo-entries whose names start with "(" (unknown commands, wrong
-arity): they are not commands, and apply to the whole table.
+can exercise them); and KNOWN_DIVERGENCES = [(name, description, function)]: differences the
+random run found that are reported but not fixed yet, generated only with
+`conformance/run --known-divergences` (docs/COMPATIBILITY.md marks those commands partial).
+GENERATORS names starting with "(" are pseudo-entries (unknown commands, wrong arity): they are
+not commands, and apply to the whole table.
 """
 
 import importlib
@@ -32,10 +35,12 @@ def _family_modules():
 
 
 def load():
-    """Returns (generators, not_generated): {name: (family, weight, function)} and
-    {name: (family, reason, function)}. A name defined twice is an error (ValueError)."""
+    """Returns (generators, not_generated, known_divergences): {name: (family, weight, function)},
+    {name: (family, reason, function)} and [(name, description, function)]. A name defined twice
+    is an error (ValueError)."""
     generators = {}
     not_generated = {}
+    known_divergences = []
     for family, module in _family_modules():
         for name, (weight, function) in getattr(module, "GENERATORS", {}).items():
             if name in generators or name in not_generated:
@@ -45,4 +50,5 @@ def load():
             if name in generators or name in not_generated:
                 raise ValueError("%s is generated twice (family %s)" % (name, family))
             not_generated[name] = (family, reason, function)
-    return generators, not_generated
+        known_divergences += getattr(module, "KNOWN_DIVERGENCES", [])
+    return generators, not_generated, known_divergences
