@@ -185,13 +185,11 @@ def run(options, redis, keel):
     sides = [Side(number, rng.choice([2, 3])) for number in range(1, options.connections + 1)]
     for side in sides:
         side.open(redis, keel)
-    # Both servers are asked the same, so that INFO commandstats stays alike.
+    # Both servers are asked the same, so that INFO commandstats stays alike. The probes stay
+    # open (idle) until the end: a connection closed now could still be in a CLIENT LIST on one
+    # server and gone from the other.
     probes = [run_diff.Connection(redis), run_diff.Connection(keel)]
-    try:
-        redis_commands, commands = (listed_commands(probe) for probe in probes)
-    finally:
-        for probe in probes:
-            probe.close()
+    redis_commands, commands = (listed_commands(probe) for probe in probes)
     table, not_generated, known = generators.load()
     entries = build_table(commands, table, not_generated, known, options)
     gen = generators.Gen(rng, commands, table, partial_containers(commands, redis_commands))
@@ -228,8 +226,8 @@ def run(options, redis, keel):
         if time.monotonic() - last_progress > PROGRESS_EVERY_S:
             last_progress = time.monotonic()
             print("... %d commands compared" % (index + 1), flush=True)
-    for side in sides:
-        side.close()
+    for connection in sides + probes:
+        connection.close()
     by_command = ", ".join("%s %d (%d errors)" % (name, counts[name], errors[name])
                            for name in sorted(counts))
     return 0, ["%d commands compared (RESP2 %d, RESP3 %d), 0 differences; seed %d" % (
