@@ -24,7 +24,9 @@ import importlib
 import os
 import pkgutil
 
-from .common import Gen  # noqa: F401  (re-exported for the runner)
+from .common import Gen
+
+__all__ = ["Gen", "load"]  # Gen is re-exported for the runner
 
 
 def _family_modules():
