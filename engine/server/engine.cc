@@ -134,6 +134,9 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
   KEEL_DASSERT(!args.empty());
   bool unknown_subcommand = false;
   const CommandSpec* spec = registry_.Resolve(args, &unknown_subcommand);
+  // As in Redis, the client's last command (CLIENT LIST's cmd=) is what the lookup found, before
+  // any check: NULL for an unknown command, the command itself when it is then rejected.
+  client.last_command = spec;
   if (spec == nullptr) {
     RejectUnknown(client, args, unknown_subcommand);
     return;
@@ -172,7 +175,6 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
       static_cast<uint64_t>(mono_now_us_ > start_us ? mono_now_us_ - start_us : 0);
   if (client.reply().error_count() != errors_before) command_stats.failed_calls++;
   stats_.total_commands_processed++;
-  client.last_command = spec;
   client.commands_processed++;
   client.last_interaction_ms = command_wall_ms_;
 }
