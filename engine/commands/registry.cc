@@ -15,6 +15,7 @@ const Registry& Registry::Builtin() {
     RegisterClientCommands(*registry);
     RegisterKeyCommands(*registry);
     RegisterStringCommands(*registry);
+    RegisterStringCounterCommands(*registry);
     RegisterServerCommands(*registry);
     RegisterConfigCommands(*registry);
     RegisterIntrospectionCommands(*registry);
