@@ -16,6 +16,7 @@ const Registry& Registry::Builtin() {
     RegisterKeyCommands(*registry);
     RegisterStringCommands(*registry);
     RegisterStringCounterCommands(*registry);
+    RegisterLcsCommands(*registry);
     RegisterServerCommands(*registry);
     RegisterConfigCommands(*registry);
     RegisterIntrospectionCommands(*registry);
