@@ -20,6 +20,7 @@ enum class MemoryUse : uint8_t {
   kKeyspace = 0,  // entries, values and hash tables of the databases
   kQueryBuffers,  // client input buffers
   kReplyBuffers,  // client output buffers
+  kScratch,       // a running command's transient working memory, freed before it returns
   kCount,
 };
 

@@ -15,6 +15,8 @@ const Registry& Registry::Builtin() {
     RegisterClientCommands(*registry);
     RegisterKeyCommands(*registry);
     RegisterStringCommands(*registry);
+    RegisterStringCounterCommands(*registry);
+    RegisterLcsCommands(*registry);
     RegisterServerCommands(*registry);
     RegisterConfigCommands(*registry);
     RegisterIntrospectionCommands(*registry);
