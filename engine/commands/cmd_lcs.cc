@@ -147,8 +147,8 @@ void CmdLcs(CommandContext& context) {
   // The second lookup may have reclaimed an expired key; look the first up again rather than
   // rely on its entry staying where it was.
   if (first != nullptr) first = db.Find(context.arg(1));
-  if ((first != nullptr && first->type != ValueType::kString) ||
-      (second != nullptr && second->type != ValueType::kString)) {
+  if ((first != nullptr && first->type() != ValueType::kString) ||
+      (second != nullptr && second->type() != ValueType::kString)) {
     context.reply.Error("ERR The specified keys must contain string values");
     return;
   }

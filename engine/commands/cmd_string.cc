@@ -175,7 +175,7 @@ void CmdSet(CommandContext& context) {
   const bool get = (flags & kSetGet) != 0;
   Entry* existing =
       LookupKey(context.engine, db, key, hash, get ? LookupIntent::kRead : LookupIntent::kWrite);
-  if (get && existing != nullptr && existing->type != ValueType::kString) {
+  if (get && existing != nullptr && existing->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -256,7 +256,7 @@ void CmdGetex(CommandContext& context) {
     context.reply.NullBulk();
     return;
   }
-  if (entry->type != ValueType::kString) {
+  if (entry->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -282,7 +282,7 @@ void CmdGetdel(CommandContext& context) {
     context.reply.NullBulk();
     return;
   }
-  if (entry->type != ValueType::kString) {
+  if (entry->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -296,7 +296,7 @@ void CmdGetset(CommandContext& context) {
   const std::string_view key = context.arg(1);
   const uint64_t hash = db.Hash(key);
   Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kRead);
-  if (existing != nullptr && existing->type != ValueType::kString) {
+  if (existing != nullptr && existing->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -308,7 +308,7 @@ void CmdMget(CommandContext& context) {
   for (size_t i = 1; i < context.argc(); i++) {
     Entry* entry = LookupKey(context.engine, context.db(), context.arg(i), LookupIntent::kRead);
     // A key of another type reads as missing here, not as an error.
-    if (entry == nullptr || entry->type != ValueType::kString) {
+    if (entry == nullptr || entry->type() != ValueType::kString) {
       context.reply.NullBulk();
     } else {
       context.reply.Bulk(entry->value());
@@ -434,7 +434,7 @@ void CmdAppend(CommandContext& context) {
     context.reply.Integer(static_cast<int64_t>(tail.size()));
     return;
   }
-  if (existing->type != ValueType::kString) {
+  if (existing->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -449,7 +449,7 @@ void CmdAppend(CommandContext& context) {
   }
   if (!head.empty()) std::memcpy(joined.data(), head.data(), head.size());
   if (!tail.empty()) std::memcpy(joined.data() + head.size(), tail.data(), tail.size());
-  if (db.SetString(key, hash, joined.view(), existing->expire_at_ms, ObjectEncoding::kRaw) ==
+  if (db.SetString(key, hash, joined.view(), existing->expire_at_ms(), ObjectEncoding::kRaw) ==
       Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
@@ -463,7 +463,7 @@ void CmdStrlen(CommandContext& context) {
     context.reply.Integer(0);
     return;
   }
-  if (entry->type != ValueType::kString) {
+  if (entry->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -484,7 +484,7 @@ void CmdGetrange(CommandContext& context) {
     context.reply.Bulk("");
     return;
   }
-  if (entry->type != ValueType::kString) {
+  if (entry->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -525,7 +525,7 @@ void CmdSetrange(CommandContext& context) {
   const std::string_view patch = context.arg(3);
   const uint64_t hash = db.Hash(key);
   Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
-  if (existing != nullptr && existing->type != ValueType::kString) {
+  if (existing != nullptr && existing->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
@@ -548,7 +548,7 @@ void CmdSetrange(CommandContext& context) {
   if (patch_at > old_value.size())
     std::memset(out + old_value.size(), 0, patch_at - old_value.size());
   std::memcpy(out + patch_at, patch.data(), patch.size());
-  const int64_t expire_at_ms = existing != nullptr ? existing->expire_at_ms : kNoExpiry;
+  const int64_t expire_at_ms = existing != nullptr ? existing->expire_at_ms() : kNoExpiry;
   if (db.SetString(key, hash, rebuilt.view(), expire_at_ms, ObjectEncoding::kRaw) ==
       Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);

@@ -16,7 +16,7 @@ constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 // missing key.
 bool LookupCounter(CommandContext& context, uint64_t hash, Entry** entry) {
   *entry = LookupKey(context.engine, context.db(), context.arg(1), hash, LookupIntent::kWrite);
-  if (*entry != nullptr && (*entry)->type != ValueType::kString) {
+  if (*entry != nullptr && (*entry)->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return false;
   }
@@ -26,7 +26,7 @@ bool LookupCounter(CommandContext& context, uint64_t hash, Entry** entry) {
 // Stores `text` at args[1] with the expiry `entry` had. Returns false after an OOM error.
 bool StoreCounter(CommandContext& context, uint64_t hash, const Entry* entry, std::string_view text,
                   ObjectEncoding encoding) {
-  const int64_t expire_at_ms = entry != nullptr ? entry->expire_at_ms : kNoExpiry;
+  const int64_t expire_at_ms = entry != nullptr ? entry->expire_at_ms() : kNoExpiry;
   if (context.db().SetString(context.arg(1), hash, text, expire_at_ms, encoding) ==
       Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);

@@ -106,7 +106,7 @@ TEST_F(StringCommandsTest, SetGetOnAnotherTypeIsWrongTypeAndWritesNothing) {
             Err("WRONGTYPE Operation against a key holding the wrong kind of value"));
   EXPECT_EQ(Run({"set", "l", "v", "get"}),
             Err("WRONGTYPE Operation against a key holding the wrong kind of value"));
-  EXPECT_EQ(engine_->database(0).Find("l")->type, ValueType::kList);
+  EXPECT_EQ(engine_->database(0).Find("l")->type(), ValueType::kList);
 }
 
 TEST_F(StringCommandsTest, SetStoresTheEncodingRedisReports) {
@@ -308,7 +308,7 @@ TEST_F(StringCommandsTest, GetsetRepliesWithTheOldValueAndClearsTheExpiry) {
   PlantList("l");
   EXPECT_EQ(Run({"getset", "l", "v"}),
             Err("WRONGTYPE Operation against a key holding the wrong kind of value"));
-  EXPECT_EQ(engine_->database(0).Find("l")->type, ValueType::kList);
+  EXPECT_EQ(engine_->database(0).Find("l")->type(), ValueType::kList);
 }
 
 TEST_F(StringCommandsTest, GetsetUnderMemoryPressureKeepsTheOldValue) {

@@ -140,7 +140,8 @@ RC_GTEST_PROP(DatabaseProperty, BehavesLikeAMap, ()) {
     const int action = *rc::gen::inRange(0, 10);
     if (action < 5) {
       const std::string value(*rc::gen::inRange(0, 40), static_cast<char>('a' + step % 26));
-      const int64_t expiry = *rc::gen::element(int64_t{kNoExpiry}, int64_t{kNoExpiry}, int64_t{1000}, int64_t{2000});
+      const int64_t expiry =
+          *rc::gen::element(int64_t{kNoExpiry}, int64_t{kNoExpiry}, int64_t{1000}, int64_t{2000});
       const bool existed = model.count(key) > 0;
       const auto outcome = h.db_.SetString(key, value, expiry);
       RC_ASSERT(outcome ==

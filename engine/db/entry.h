@@ -72,6 +72,10 @@ class Entry {
     bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0x87) | (static_cast<int>(encoding) << 3));
   }
   bool has_expiry() const { return (bytes_[0] & 0x80) != 0; }
+  // Tests of WRONGTYPE paths plant a value of another type before that type has commands.
+  void SetTypeForTesting(ValueType type) {
+    bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0xf8) | static_cast<int>(type));
+  }
 
   // Redis's 24-bit "lru" field: the LRU clock of the last access, or with an LFU policy the
   // minutes of the last decrement (16 bits) and the logarithmic counter (8 bits).
