@@ -388,8 +388,10 @@ def compare_csv(folder, name, columns, rows):
 
 def check(folder, readme_path):
     if folder is not None:
-        manifest = json.load(open(os.path.join(folder, "manifest.json")))
-        support = json.load(open(os.path.join(folder, "support.json")))["supported"]
+        with open(os.path.join(folder, "manifest.json")) as source:
+            manifest = json.load(source)
+        with open(os.path.join(folder, "support.json")) as source:
+            support = json.load(source)["supported"]
         runs = summary.as_text_rows(summary.RUN_COLUMNS, summary.derive_runs(folder))
         compare_csv(folder, "runs.csv", summary.RUN_COLUMNS, runs)
         compare_csv(folder, "summary.csv", summary.SUMMARY_COLUMNS,
