@@ -8,6 +8,7 @@ import os
 import platform
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -291,16 +292,25 @@ def run_callgrind(ctx, cell, engine, run_dir, probe):
     server, load_file = callgrind_server(ctx, engine, run_dir, "load")
     try:
         prepare(server)
+        stats_before = server.info("stats")
         code, wall_s, _ = ctx.run_client(
             redis_benchmark_argv(ctx, server.port, params, params["requests"]), run_dir, "client")
+        stats_after = server.info("stats")
         check(probe, "redis-benchmark exit code", code == 0, code)
+        processed = stat_delta(stats_before, stats_after, "total_commands_processed")
+        check(probe, "commands processed >= requests", processed >= params["requests"], processed)
+        errors = stat_delta(stats_before, stats_after, "total_error_replies")
+        check(probe, "no error replies", errors == 0, errors)
     finally:
         stop_server(server, probe, "server_load")
-    # ...and without it, the server idle for as long: the difference is the requests' work.
+    # ...and without it, the server idle for as long (with the same INFO calls): the difference
+    # is the requests' work.
     server, idle_file = callgrind_server(ctx, engine, run_dir, "idle")
     try:
         prepare(server)
+        server.info("stats")
         time.sleep(wall_s)
+        server.info("stats")
     finally:
         stop_server(server, probe, "server_idle")
     probe["callgrind"] = {"load_wall_s": wall_s}
@@ -447,6 +457,10 @@ def parse_args(argv):
     parser.add_argument("--list", action="store_true", help="print the plan and exit")
     parser.add_argument("--out", help="results folder (default: bench/results/<timestamp> for "
                         "the full run, build/bench-results/<timestamp> otherwise)")
+    parser.add_argument("--server-core", type=int, default=SERVER_CORE,
+                        help="the core every server is pinned to (default 0)")
+    parser.add_argument("--client-core", type=int, default=CLIENT_CORE,
+                        help="the core of the load generators and of this harness (default 1)")
     parser.add_argument("--keel", default=os.path.join(build, "io", "keel-server"))
     parser.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
     parser.add_argument("--redis-benchmark",
@@ -479,7 +493,11 @@ def build_plan(args):
 
 
 def main(argv):
+    global SERVER_CORE, CLIENT_CORE
     args = parse_args(argv)
+    SERVER_CORE, CLIENT_CORE = args.server_core, args.client_core
+    if SERVER_CORE == CLIENT_CORE:
+        raise SystemExit("the server and the load generator need two different cores")
     plan = build_plan(args)
     full = not (args.quick or args.cells or args.reps or args.requests)
     runs_total = sum(c.reps * (1 if c.group == "micro" else 2) for c in plan)
@@ -504,6 +522,8 @@ def main(argv):
     os.makedirs(os.path.join(out, "raw"), exist_ok=False)
     # The harness itself waits on the client's core, never on the server's.
     os.sched_setaffinity(0, {CLIENT_CORE})
+    # SIGTERM unwinds like Ctrl-C, so the running server is stopped and waited for.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     ctx = Context(args, out)
     started = time.time()
     manifest = {

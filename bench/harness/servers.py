@@ -1,6 +1,7 @@
 # Starting and stopping the servers under test. Each server is pinned to a core with taskset,
 # declared ready only when it answers PING, and stopped with SIGTERM and waited for; its
 # resource usage comes from wait4 when it exits.
+import ctypes
 import os
 import signal
 import socket
@@ -9,6 +10,16 @@ import threading
 import time
 
 import resp
+
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_harness():
+    """Runs in the child before exec: if the harness dies, even by SIGKILL, the kernel kills the
+    server or client too, so no server is ever left running."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
 
 READY_TIMEOUT_S = 120.0  # a server under valgrind on a busy machine starts in seconds
 STOP_TIMEOUT_S = 120.0  # callgrind writes its profile at exit
@@ -53,7 +64,8 @@ class Server:
             log(self.argv)
         self.output = open(os.path.join(workdir, "server.out"), "wb")
         self.process = subprocess.Popen(self.argv, stdout=self.output, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
+                                        stdin=subprocess.DEVNULL,
+                                        preexec_fn=_die_with_harness)
         self.rusage = None
         self.exit_code = None
         self._wait_ready()
@@ -102,6 +114,7 @@ class Server:
             self.process.kill()
 
         timer = threading.Timer(STOP_TIMEOUT_S, kill)
+        timer.daemon = True
         timer.start()
         _, status, rusage = os.wait4(self.process.pid, 0)
         timer.cancel()
@@ -123,13 +136,21 @@ def run_pinned(argv, core, stdout_path, stderr_path, timeout_s, log=None):
         log(full)
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         start = time.monotonic()
-        process = subprocess.Popen(full, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(full, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                   preexec_fn=_die_with_harness)
         # A blocking wait (no polling on the client's core); a timer kills a program that hangs.
         timer = threading.Timer(timeout_s, process.kill)
+        timer.daemon = True
         timer.start()
-        _, status, rusage = os.wait4(process.pid, 0)
+        try:
+            _, status, rusage = os.wait4(process.pid, 0)
+        except BaseException:  # interrupted: end the client and reap it before unwinding
+            process.kill()
+            os.wait4(process.pid, 0)
+            raise
+        finally:
+            timer.cancel()
         wall_s = time.monotonic() - start
-        timer.cancel()
     process.returncode = os.waitstatus_to_exitcode(status)
     if wall_s >= timeout_s:
         raise RuntimeError(f"{argv[0]} ran longer than {timeout_s:.0f} s and was killed")
