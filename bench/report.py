@@ -27,10 +27,10 @@ END = "<!-- END PERFORMANCE -->"
 CHART_NAME = "ratios.png"
 CHART_KEY = "keel-bench-data"  # the PNG text chunk holding the hash of the charted data
 
-PLACEHOLDER = """No baseline has been published yet. The instrument is in place (`bench/run`, the method in
-[docs/BENCHMARKING.md](docs/BENCHMARKING.md)); the first full run on a quiet machine will fill
-this section with tables generated from its committed results folder. Figures from development
-runs are not published."""
+PLACEHOLDER = """No baseline has been published yet. The instrument is in place (`bench/run`, the
+method in [docs/BENCHMARKING.md](docs/BENCHMARKING.md)); the first full run on a quiet machine
+will fill this section with tables generated from its committed results folder. Figures from
+development runs are not published."""
 
 
 class CheckFailure(Exception):
@@ -245,8 +245,8 @@ def section_text(data, folder_rel):
         out.append(f"- †: other work took more than {summary.NOISE_LIMIT:.0%} of a core during "
                    "some run of this cell (see runs.csv, other_core0/1).")
     if "unsupported" in notes:
-        out.append("- not supported: the engine's COMMAND INFO does not know the command; no figure "
-                   "is given.")
+        out.append("- not supported: the engine's COMMAND INFO does not know the command; no "
+                   "figure is given.")
     if "failed" in notes:
         out.append("- failed / partly invalid: see the runs' checks in the results folder.")
     out.append("- ±: half the range of the runs' rates, as a share of the median.")
@@ -314,7 +314,8 @@ def render_chart(points, path, title):
     # A log scale, so that 2x better and 2x worse are bars of the same length.
     ax.set_xscale("log")
     ax.set_xlim(low, high)
-    ticks = [t for t in (0.25, 0.33, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 6, 8) if low <= t <= high]
+    ticks = [t for t in (0.25, 0.33, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 6, 8)
+             if low <= t <= high]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels([f"{t:g}" for t in ticks])

@@ -415,7 +415,8 @@ def detect_support(ctx, plan):
         os.makedirs(run_dir, exist_ok=True)
         server = ctx.start_server(engine, run_dir)
         try:
-            reply = ctx.server_command(server, run_dir, "COMMAND", "INFO", *needed) if needed else []
+            reply = (ctx.server_command(server, run_dir, "COMMAND", "INFO", *needed)
+                     if needed else [])
         finally:
             server.stop()
         supported[engine.name] = {name: entry is not None for name, entry in zip(needed, reply)}

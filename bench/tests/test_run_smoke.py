@@ -3,7 +3,8 @@
 # readiness came from PING and each server exited cleanly, unsupported commands are detected by
 # COMMAND INFO (never a hand list), GETs found their keys, and the memory cell settled.
 # It asserts the instrument works, never a speed: timing is not a test.
-#   python3 test_run_smoke.py --keel build/asan/io/keel-server --loadgen build/asan/bench/keel_loadgen
+#   python3 test_run_smoke.py --keel build/asan/io/keel-server \
+#       --loadgen build/asan/bench/keel_loadgen
 import argparse
 import json
 import os
@@ -14,7 +15,6 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "harness"))
-import resp  # noqa: E402
 import servers  # noqa: E402
 import summary  # noqa: E402
 
