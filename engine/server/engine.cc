@@ -3,6 +3,7 @@
 #include "engine/base/limits.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/db/expiry.h"
 
 namespace keel {
 namespace {
@@ -26,6 +27,9 @@ std::string MakeRunId(Random& random) {
   }
   return id;
 }
+
+// Slots each database's resize moves per cron tick (about a millisecond of work).
+constexpr size_t kCronResizeSlots = 8192;
 
 }  // namespace
 
@@ -149,9 +153,10 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
     Reject(client, spec, errors::kNoAuth);
     return;
   }
-  const int64_t maxmemory = settings().maxmemory;
-  if (maxmemory > 0 && (spec->flags & kCmdDenyOom) &&
-      memory_.used_bytes_total() > static_cast<size_t>(maxmemory)) {
+  // With a memory limit, every command first evicts what the policy allows; only commands that
+  // may grow memory are refused when that is not enough (Redis's processCommand).
+  if (settings().maxmemory > 0 && PerformEvictions(*this) == EvictionResult::kFailed &&
+      (spec->flags & kCmdDenyOom)) {
     Reject(client, spec, errors::kOom);
     return;
   }
@@ -163,6 +168,9 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
   // Redis's LRU clock: seconds, 24 bits; LFU's decrement clock: minutes, 16 bits.
   access_clock_.lru_clock = static_cast<uint32_t>(command_wall_ms_ / 1000) & 0xffffff;
   access_clock_.lfu_minutes = static_cast<uint32_t>(command_wall_ms_ / 60000) & 0xffff;
+  const auto policy = static_cast<MaxmemoryPolicy>(settings().maxmemory_policy);
+  access_clock_.lfu =
+      policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   const uint64_t errors_before = client.reply().error_count();
   CommandContext context(*this, client, args, *spec);
   KEEL_ASSERT(spec->handler != nullptr);  // containers have arity -2: they never get here alone
@@ -192,6 +200,12 @@ void Engine::OnErrorReply(std::string_view code) {
 
 void Engine::Cron() {
   const int64_t now_ms = wall_ms();
+  ActiveExpireCycle(*this);
+  if (settings().activerehashing) {
+    // Finish running resizes in the background (Redis's incrementallyRehash): a bounded number
+    // of slots per database per tick.
+    for (auto& database : databases_) database->ResizeStep(kCronResizeSlots);
+  }
   stats_.ops_rate.Sample(now_ms, stats_.total_commands_processed);
   stats_.input_rate.Sample(now_ms, stats_.total_net_input_bytes);
   stats_.output_rate.Sample(now_ms, stats_.total_net_output_bytes);
