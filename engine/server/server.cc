@@ -119,10 +119,19 @@ std::vector<uint16_t> Server::listening_ports() const {
   return ports;
 }
 
-int64_t Server::WaitTimeoutUs() const {
+int64_t Server::WaitTimeoutUs() {
   if (!pending_input_.empty() || engine_.shutdown_requested()) return 0;
-  const int64_t until_cron = next_cron_us_ - engine_.now_monotonic_us();
-  return until_cron > 0 ? until_cron : 0;
+  int64_t timeout_us = next_cron_us_ - engine_.now_monotonic_us();
+  if (!postponed_.empty()) {
+    if (engine_.pause_epoch() != resumed_pause_epoch_) return 0;
+    // Wake when the pause ends (Redis notices only at its next cron tick): a pause ends once its
+    // end time is in the past, that is one millisecond after it.
+    if (engine_.pause_mode() != PauseMode::kNone) {
+      const int64_t until_end_us = (engine_.pause_end_ms() + 1) * 1000 - engine_.wall_us();
+      timeout_us = std::min(timeout_us, until_end_us);
+    }
+  }
+  return timeout_us > 0 ? timeout_us : 0;
 }
 
 void Server::Run() {
@@ -167,7 +176,9 @@ bool Server::RunOnce() {
     }
   }
 
-  // Clients whose pipelines were cut short by the per-turn limit continue now.
+  // Clients held by CLIENT PAUSE retry once it changed, before those cut short by the per-turn
+  // limit continue.
+  ResumePostponed();
   input_turn_.swap(pending_input_);
   for (Client* client : input_turn_) {
     client->flags &= ~kClientPendingInput;
@@ -178,13 +189,17 @@ bool Server::RunOnce() {
   for (uint64_t id : engine_.TakeCloseRequests()) {
     if (Client* client = engine_.FindClient(id)) Close(client, "killed");
   }
+  WakeOutputs();
   FlushPendingWrites();
 
   if (engine_.now_monotonic_us() >= next_cron_us_) {
     const int64_t hz = std::clamp<int64_t>(engine_.settings().hz, 1, 500);
     next_cron_us_ = engine_.now_monotonic_us() + 1000000 / hz;
-    engine_.Cron();
-    ClientsCron();
+    // DEBUG PAUSE-CRON stops the periodic work, as Redis's serverCron returns early.
+    if (!engine_.cron_paused()) {
+      engine_.Cron();
+      ClientsCron();
+    }
   }
   FreeClosed();
 
@@ -230,6 +245,7 @@ void Server::Accept(ListenerId listener) {
 }
 
 void Server::OnReadable(Client* client) {
+  engine_.stats().total_reads_processed++;
   QueryBuffer& query = client->query();
   const size_t limit = static_cast<size_t>(engine_.settings().client_query_buffer_limit);
   char* target = read_buffer_.get();
@@ -284,7 +300,9 @@ void Server::OnReadable(Client* client) {
     return;
   }
   const size_t consumed = ProcessCommands(client, target, result.bytes);
-  if (consumed < result.bytes && !(client->flags & (kClientCloseAsap | kClientCloseAfterReply))) {
+  // A postponed command has already moved what was left into the query buffer.
+  if (consumed < result.bytes &&
+      !(client->flags & (kClientCloseAsap | kClientCloseAfterReply | kClientPostponed))) {
     if (!query.Assign(target + consumed, result.bytes - consumed)) {
       Close(client, "out of memory for its query buffer");
     }
@@ -295,10 +313,12 @@ void Server::ProcessPendingInput(Client* client) {
   QueryBuffer& query = client->query();
   if (query.empty()) return;
   const size_t consumed = ProcessCommands(client, query.unread(), query.unread_size());
+  if (client->flags & kClientPostponed) return;  // Postpone rebuilt the buffer
   query.Consume(consumed);
 }
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
+  if (client->flags & kClientPostponed) return 0;
   const ConfigValues& settings = engine_.settings();
   size_t position = 0;
   size_t commands = 0;
@@ -334,7 +354,12 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
       break;
     }
     if (result == ParseResult::kCommand) {
-      engine_.Execute(*client, client->parser().args());
+      if (engine_.Execute(*client, client->parser().args()) == ExecuteResult::kPostponed) {
+        Postpone(client, client->parser().args(), data + position + consumed,
+                 size - position - consumed);
+        position = size;  // all of it is in the query buffer now
+        break;
+      }
       commands++;
       CheckOutputLimits(client);
     }
@@ -342,6 +367,50 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   }
   if (!client->output().empty()) QueueWrite(client);
   return position;
+}
+
+void Server::Postpone(Client* client, std::span<const std::string_view> args, const char* rest,
+                      size_t rest_size) {
+  // The arguments may be views into `rest`'s buffer, or inline arguments unescaped in place, so
+  // the command is re-encoded as multibulk (which parses back to the same arguments) before the
+  // buffer is replaced.
+  std::string kept = "*" + Int64ToString(static_cast<int64_t>(args.size())) + "\r\n";
+  for (std::string_view arg : args) {
+    kept += "$" + Int64ToString(static_cast<int64_t>(arg.size())) + "\r\n";
+    kept.append(arg);
+    kept += "\r\n";
+  }
+  kept.append(rest, rest_size);
+  client->flags |= kClientPostponed;
+  postponed_.push_back(client);
+  if (!client->query().Assign(kept.data(), kept.size())) {
+    Close(client, "out of memory for its query buffer");
+  }
+}
+
+void Server::ResumePostponed() {
+  engine_.pause_mode();  // lifts a pause whose time has passed
+  if (postponed_.empty() || engine_.pause_epoch() == resumed_pause_epoch_) return;
+  resumed_pause_epoch_ = engine_.pause_epoch();
+  for (Client* client : postponed_) {
+    client->flags &= ~kClientPostponed;
+    if (client->flags & kClientCloseAsap) continue;
+    if (!(client->flags & kClientPendingInput)) {
+      client->flags |= kClientPendingInput;
+      pending_input_.push_back(client);
+    }
+  }
+  postponed_.clear();
+}
+
+void Server::WakeOutputs() {
+  for (uint64_t id : engine_.TakeOutputWakeups()) {
+    Client* client = engine_.FindClient(id);
+    if (client == nullptr || !client->has_connection()) continue;
+    if (client->flags & kClientCloseAsap) continue;
+    CheckOutputLimits(client);
+    if (!client->output().empty()) QueueWrite(client);
+  }
 }
 
 void Server::CheckOutputLimits(Client* client) {
@@ -393,6 +462,7 @@ void Server::FlushPendingWrites() {
 void Server::OnWritable(Client* client) { Flush(client); }
 
 void Server::Flush(Client* client) {
+  engine_.stats().total_writes_processed++;
   OutputBuffer& output = client->output();
   ConstSlice slices[limits::kWriteSlicesMax];
   while (!output.empty()) {
@@ -460,6 +530,7 @@ void Server::FreeClosed() {
     network_.Close(client->conn());
     std::erase(pending_writes_, client);
     std::erase(pending_input_, client);
+    std::erase(postponed_, client);
     engine_.FreeClient(client);
   }
   closed_.clear();
@@ -479,7 +550,10 @@ void Server::ClientsCron() {
     ++it;
     cron_cursor_client_id_ = client->id();
     if (!client->has_connection() || (client->flags & kClientCloseAsap)) continue;
-    if (settings.timeout_seconds > 0 &&
+    // Clients waiting on CLIENT PAUSE and MONITOR clients are never idle, as in Redis (blocked
+    // clients and replicas are exempt from the timeout).
+    const bool exempt = (client->flags & (kClientPostponed | kClientMonitor)) != 0;
+    if (!exempt && settings.timeout_seconds > 0 &&
         now_ms - client->last_interaction_ms > settings.timeout_seconds * 1000) {
       engine_.Log(LogLevel::kVerbose, "Closing idle client");
       Close(client, "idle timeout");
@@ -503,6 +577,7 @@ void Server::Shutdown() {
   clients_by_conn_.clear();
   pending_writes_.clear();
   pending_input_.clear();
+  postponed_.clear();
   closed_.clear();
 }
 
