@@ -18,6 +18,7 @@ const Registry& Registry::Builtin() {
     RegisterServerCommands(*registry);
     RegisterConfigCommands(*registry);
     RegisterIntrospectionCommands(*registry);
+    RegisterDiagnosticCommands(*registry);
     return registry;
   }();
   return *kBuiltin;
