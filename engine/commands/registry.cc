@@ -19,6 +19,7 @@ const Registry& Registry::Builtin() {
     RegisterConfigCommands(*registry);
     RegisterIntrospectionCommands(*registry);
     RegisterDiagnosticCommands(*registry);
+    RegisterDebugCommands(*registry);
     return registry;
   }();
   return *kBuiltin;
