@@ -102,8 +102,10 @@ void ClientsSection(CommandContext& context, InfoWriter& info) {
   info.Field("connected_clients", static_cast<uint64_t>(context.engine.client_count()));
   info.Field("cluster_connections", "0");
   info.Field("maxclients", context.engine.settings().maxclients);
-  info.Field("client_recent_max_input_buffer", "0");
-  info.Field("client_recent_max_output_buffer", "0");
+  info.Field("client_recent_max_input_buffer",
+             static_cast<uint64_t>(context.engine.recent_max_input_buffer()));
+  info.Field("client_recent_max_output_buffer",
+             static_cast<uint64_t>(context.engine.recent_max_output_buffer()));
   info.Field("blocked_clients", blocked);
   info.Field("tracking_clients", "0");
   info.Field("clients_in_timeout_table", "0");

@@ -186,6 +186,39 @@ class InfoServerTest : public ServerTest {
   }
 };
 
+TEST_F(InfoServerTest, RecentMaxBuffersAreTheLargestOfTheLastSeconds) {
+  const sim::SimClientId admin = Connect();
+  const sim::SimClientId sender = Connect();
+  const sim::SimClientId reader = Connect();
+  const auto clients_field = [&](std::string_view name) {
+    const std::string text = Exchange(admin, Request({"info", "clients"})).at(0).text;
+    const std::string key = "\r\n" + std::string(name) + ":";
+    const size_t begin = text.find(key) + key.size();
+    return std::stoull(text.substr(begin, text.find("\r\n", begin) - begin));
+  };
+  EXPECT_EQ(clients_field("client_recent_max_input_buffer"), 0u);
+  // Half of a 100 KB argument waits in the sender's query buffer; the reader does not read a
+  // 200 KB reply.
+  env_.sim_network().Send(sender, "*2\r\n$4\r\necho\r\n$100000\r\n" + std::string(50000, 'x'));
+  env_.sim_network().set_client_buffer_bytes_max(1000);
+  env_.sim_network().Send(reader, Request({"echo", std::string(200000, 'y')}));
+  Settle();
+  EXPECT_GE(clients_field("client_recent_max_input_buffer"), 50000u);
+  EXPECT_GE(clients_field("client_recent_max_output_buffer"), 190000u);
+  // Once the buffers are gone, the peaks fade within eight seconds.
+  env_.sim_network().set_client_buffer_bytes_max(0);
+  env_.sim_network().Send(sender, std::string(50000, 'x') + "\r\n");
+  Settle();
+  env_.sim_network().Receive(reader);
+  env_.sim_network().Receive(sender);
+  for (int second = 0; second < 9; second++) {
+    env_.sim_clock().Advance(1'000'000);
+    Settle();
+  }
+  EXPECT_EQ(clients_field("client_recent_max_input_buffer"), 0u);
+  EXPECT_EQ(clients_field("client_recent_max_output_buffer"), 0u);
+}
+
 TEST_F(InfoServerTest, ReadsAndWritesProcessedAreCountedByTheLoop) {
   const sim::SimClientId client = Connect();
   EXPECT_EQ(Exchange(client, Request({"config", "resetstat"})), (std::vector<RespValue>{Ok()}));

@@ -400,6 +400,29 @@ size_t Engine::peak_memory_bytes() {
   return peak_memory_bytes_;
 }
 
+void Engine::BeginClientPeakRound() {
+  // Redis's clientsCron: the slot of this second collects peaks, and the next one is cleared so
+  // that it starts afresh when its second comes (after a long stall a slot may hold older peaks,
+  // which Redis accepts: this only tells whether there were expensive clients recently).
+  peak_slot_ = static_cast<size_t>((wall_ms() / 1000) % kClientPeakSlots);
+  const size_t next = (peak_slot_ + 1) % kClientPeakSlots;
+  peak_input_bytes_[next] = 0;
+  peak_output_bytes_[next] = 0;
+}
+
+void Engine::TrackClientBuffers(size_t input_bytes, size_t output_bytes) {
+  peak_input_bytes_[peak_slot_] = std::max(peak_input_bytes_[peak_slot_], input_bytes);
+  peak_output_bytes_[peak_slot_] = std::max(peak_output_bytes_[peak_slot_], output_bytes);
+}
+
+size_t Engine::recent_max_input_buffer() const {
+  return *std::max_element(peak_input_bytes_.begin(), peak_input_bytes_.end());
+}
+
+size_t Engine::recent_max_output_buffer() const {
+  return *std::max_element(peak_output_bytes_.begin(), peak_output_bytes_.end());
+}
+
 void Engine::ChangeReplicationId() {
   replication_id_ = MakeRunId(env_.random());
   Log(LogLevel::kNotice, "Changing replication IDs after receiving DEBUG change-repl-id");

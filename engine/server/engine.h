@@ -12,6 +12,7 @@
 // Single-threaded: every method runs on the engine's thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -121,6 +122,15 @@ class Engine : public ErrorObserver {
   // (checked after every command and in cron, as Redis does).
   size_t startup_memory_bytes() const { return startup_memory_bytes_; }
   size_t peak_memory_bytes();
+
+  // INFO's client_recent_max_input_buffer / output_buffer: the largest client buffers seen in
+  // the last few seconds (Redis's CLIENTS_PEAK_MEM_USAGE_SLOTS one-second slots). The Server's
+  // client cron starts each round with BeginClientPeakRound and reports each client it visits.
+  static constexpr size_t kClientPeakSlots = 8;
+  void BeginClientPeakRound();
+  void TrackClientBuffers(size_t input_bytes, size_t output_bytes);
+  size_t recent_max_input_buffer() const;
+  size_t recent_max_output_buffer() const;
 
   // --- CLIENT PAUSE ------------------------------------------------------------------------
   // Pauses clients until the wall-clock time `end_ms`. As in Redis 7.0, the new mode replaces
@@ -237,6 +247,9 @@ class Engine : public ErrorObserver {
   LatencyMonitor latency_monitor_;
   size_t startup_memory_bytes_ = 0;
   size_t peak_memory_bytes_ = 0;
+  std::array<size_t, kClientPeakSlots> peak_input_bytes_{};
+  std::array<size_t, kClientPeakSlots> peak_output_bytes_{};
+  size_t peak_slot_ = 0;
 
   PauseMode pause_mode_ = PauseMode::kNone;
   int64_t pause_end_ms_ = 0;

@@ -543,6 +543,7 @@ void Server::ClientsCron() {
   const size_t hz = static_cast<size_t>(std::clamp<int64_t>(settings.hz, 1, 500));
   const size_t budget = std::min(clients.size(), std::max<size_t>(clients.size() / hz, 5));
   const int64_t now_ms = engine_.wall_ms();
+  engine_.BeginClientPeakRound();
   auto it = clients.upper_bound(cron_cursor_client_id_);
   for (size_t visited = 0; visited < budget; visited++) {
     if (it == clients.end()) it = clients.begin();
@@ -560,6 +561,9 @@ void Server::ClientsCron() {
       continue;
     }
     client->query().ReleaseIfEmpty();
+    // Input: the query buffer's allocation; output: the replies held (INFO
+    // client_recent_max_input_buffer / output_buffer).
+    engine_.TrackClientBuffers(client->query().capacity(), client->output().pending_bytes());
     if (!client->output().empty()) CheckOutputLimits(client);
   }
 }
