@@ -495,8 +495,19 @@ TEST_F(ClientServerTest, UnpauseReleasesHeldCommandsAtOnce) {
   net().Send(writer, "SET k \"a b\\x41\"\r\n");
   Settle();
   EXPECT_EQ(Replies(writer), std::vector<RespValue>{});
+  // The same arriving in two reads, so that it is parsed from the client's own query buffer,
+  // with more commands behind it.
+  const sim::SimClientId splitter = Connect();
+  net().Send(splitter, "SET j \"c ");
+  Settle();
+  net().Send(splitter, "d\\x42\"\r\nGET j\r\n" + Request({"get", "j"}).substr(0, 3));
+  Settle();
+  EXPECT_EQ(Replies(splitter), std::vector<RespValue>{});
+  net().Send(splitter, Request({"get", "j"}).substr(3));
+  Settle();
   EXPECT_EQ(Exchange(admin, Request({"client", "unpause"})), (std::vector<RespValue>{Ok()}));
   EXPECT_EQ(Replies(writer), (std::vector<RespValue>{Ok()}));
+  EXPECT_EQ(Replies(splitter), (std::vector<RespValue>{Ok(), Bulk("c dB"), Bulk("c dB")}));
   EXPECT_EQ(Exchange(writer, Request({"get", "k"})), (std::vector<RespValue>{Bulk("a bA")}));
 }
 

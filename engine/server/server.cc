@@ -300,9 +300,9 @@ void Server::OnReadable(Client* client) {
     return;
   }
   const size_t consumed = ProcessCommands(client, target, result.bytes);
-  // A postponed command has already moved what was left into the query buffer.
-  if (consumed < result.bytes &&
-      !(client->flags & (kClientCloseAsap | kClientCloseAfterReply | kClientPostponed))) {
+  // A held inline command has already put what was left into the query buffer.
+  if (consumed < result.bytes && !input_replaced_ &&
+      !(client->flags & (kClientCloseAsap | kClientCloseAfterReply))) {
     if (!query.Assign(target + consumed, result.bytes - consumed)) {
       Close(client, "out of memory for its query buffer");
     }
@@ -313,11 +313,11 @@ void Server::ProcessPendingInput(Client* client) {
   QueryBuffer& query = client->query();
   if (query.empty()) return;
   const size_t consumed = ProcessCommands(client, query.unread(), query.unread_size());
-  if (client->flags & kClientPostponed) return;  // Postpone rebuilt the buffer
-  query.Consume(consumed);
+  if (!input_replaced_) query.Consume(consumed);
 }
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
+  input_replaced_ = false;
   if (client->flags & kClientPostponed) return 0;
   const ConfigValues& settings = engine_.settings();
   size_t position = 0;
@@ -355,9 +355,13 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
     }
     if (result == ParseResult::kCommand) {
       if (engine_.Execute(*client, client->parser().args()) == ExecuteResult::kPostponed) {
-        Postpone(client, client->parser().args(), data + position + consumed,
-                 size - position - consumed);
-        position = size;  // all of it is in the query buffer now
+        client->flags |= kClientPostponed;
+        postponed_.push_back(client);
+        // A multibulk command's bytes are intact: left unconsumed, they stay for the retry like a
+        // partial command. An inline one was unescaped in place and is kept re-encoded.
+        if (data[position] != '*') {
+          HoldInline(client, client->parser().args(), data, position + consumed, size);
+        }
         break;
       }
       commands++;
@@ -369,23 +373,28 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   return position;
 }
 
-void Server::Postpone(Client* client, std::span<const std::string_view> args, const char* rest,
-                      size_t rest_size) {
-  // The arguments may be views into `rest`'s buffer, or inline arguments unescaped in place, so
-  // the command is re-encoded as multibulk (which parses back to the same arguments) before the
-  // buffer is replaced.
-  std::string kept = "*" + Int64ToString(static_cast<int64_t>(args.size())) + "\r\n";
+void Server::HoldInline(Client* client, std::span<const std::string_view> args, char* data,
+                        size_t rest_at, size_t size) {
+  // Multibulk parses back to the same arguments; an inline line is at most 64 KiB, so this is
+  // small.
+  std::string command = "*" + Int64ToString(static_cast<int64_t>(args.size())) + "\r\n";
   for (std::string_view arg : args) {
-    kept += "$" + Int64ToString(static_cast<int64_t>(arg.size())) + "\r\n";
-    kept.append(arg);
-    kept += "\r\n";
+    command += "$" + Int64ToString(static_cast<int64_t>(arg.size())) + "\r\n";
+    command.append(arg);
+    command += "\r\n";
   }
-  kept.append(rest, rest_size);
-  client->flags |= kClientPostponed;
-  postponed_.push_back(client);
-  if (!client->query().Assign(kept.data(), kept.size())) {
-    Close(client, "out of memory for its query buffer");
+  QueryBuffer& query = client->query();
+  bool kept = false;
+  if (data == query.unread()) {
+    query.Consume(rest_at);
+    kept = query.Prepend(command.data(), command.size());
+  } else {
+    // From the shared read buffer: what follows is at most one read.
+    command.append(data + rest_at, size - rest_at);
+    kept = query.Assign(command.data(), command.size());
   }
+  input_replaced_ = true;
+  if (!kept) Close(client, "out of memory for its query buffer");
 }
 
 void Server::ResumePostponed() {
