@@ -108,14 +108,22 @@ std::string Word(Choices& choices) {
 }
 
 // Engine invariants that must hold after every command.
-void CheckInvariants(Engine& engine, sim::SimEnv& env, Client& client, std::string_view reply) {
+void CheckInvariants(Engine& engine, sim::SimEnv& env, Client& client, std::string_view reply,
+                     bool silenced) {
   // Exactly one complete RESP reply per command (QUIT and SHUTDOWN reply too, or nothing for a
-  // successful SHUTDOWN which closes the connection).
+  // successful SHUTDOWN which closes the connection, or under CLIENT REPLY OFF/SKIP). A MONITOR
+  // client also receives a status line per command after its reply.
   RespValue value;
   size_t consumed = 0;
   const bool shutdown = engine.shutdown_requested();
-  if (!shutdown || !reply.empty()) {
+  if ((!shutdown && !silenced) || !reply.empty()) {
     FUZZ_CHECK(DecodeResp(reply, &value, &consumed) == DecodeStatus::kOk);
+    while ((client.flags & kClientMonitor) && consumed < reply.size()) {
+      size_t more = 0;
+      FUZZ_CHECK(DecodeResp(reply.substr(consumed), &value, &more) == DecodeStatus::kOk);
+      FUZZ_CHECK(value.type == RespType::kSimpleString);
+      consumed += more;
+    }
     FUZZ_CHECK(consumed == reply.size());
   }
   // Memory: what the engine believes it holds is what the environment handed out, and what it
@@ -158,7 +166,10 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
     const size_t extra = control % 7;
     for (size_t i = 0; i < extra; i++) args.push_back(Word(choices));
     std::vector<std::string_view> views(args.begin(), args.end());
+    constexpr uint32_t kSilencing = kClientReplyOff | kClientReplySkip | kClientMonitor;
+    const bool silenced_before = (client->flags & kSilencing) != 0;
     engine.RunCommand(*client, views);
+    const bool silenced = silenced_before || (client->flags & kSilencing) != 0;
     if (client->output().failed()) {
       // Memory for the reply was refused: the server closes such a client (the reply is never
       // half-sent). Continue with a fresh connection.
@@ -172,7 +183,7 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
       for (const std::string& arg : args) line += "[" + arg + "] ";
       std::fprintf(stderr, "%s=> %s\n", line.c_str(), reply.c_str());
     }
-    CheckInvariants(engine, env, *client, reply);
+    CheckInvariants(engine, env, *client, reply, silenced);
     if (engine.shutdown_requested()) break;
   }
 }

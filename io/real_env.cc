@@ -174,10 +174,26 @@ class RealEnv final : public Env {
       info.cpu_user_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec;
       info.cpu_system_us = usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
     }
+    // As Redis's getPhysicalMemorySize.
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_bytes = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_bytes > 0) {
+      info.total_system_memory_bytes = static_cast<int64_t>(pages) * page_bytes;
+    }
     return info;
   }
 
   size_t Wait(int64_t timeout_us, Event* events, size_t capacity) override {
+    if (capacity == 0) {
+      // Nothing may be reported: stop the process (DEBUG SLEEP). Events stay pending.
+      if (timeout_us > 0) {
+        timespec pause{static_cast<time_t>(timeout_us / 1000000),
+                       static_cast<long>(timeout_us % 1000000) * 1000};
+        // An interrupted sleep returns early; the engine re-reads the clock and waits again.
+        nanosleep(&pause, nullptr);
+      }
+      return 0;
+    }
     // Completions reported by the helper thread come first: they were waiting already.
     size_t count = DrainCompletions(events, capacity);
     if (count > 0) timeout_us = 0;

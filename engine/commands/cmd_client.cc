@@ -1,6 +1,9 @@
-// CLIENT: connection introspection. This foundation step has SETNAME, GETNAME, ID, INFO, LIST and
-// HELP; KILL, PAUSE, REPLY, NO-EVICT and the rest arrive with the "Keyspace and strings" issue.
+// CLIENT: connection introspection and control: ID, SETNAME, GETNAME, INFO, LIST, KILL, PAUSE,
+// UNPAUSE, REPLY, NO-EVICT, NO-TOUCH and HELP. Tracking, caching and UNBLOCK arrive with the
+// features they serve.
 #include <iterator>
+#include <optional>
+#include <string>
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
@@ -25,6 +28,8 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   std::string line;
   const int64_t now_ms = engine.wall_ms();
   std::string flags;
+  if (client.flags & kClientMonitor) flags += 'O';
+  if (client.flags & kClientPostponed) flags += 'b';
   if (client.flags & kClientCloseAfterReply) flags += 'c';
   if (client.flags & kClientCloseAsap) flags += 'A';
   if (client.flags & kClientNoEvict) flags += 'e';
@@ -147,9 +152,213 @@ void CmdClientList(CommandContext& context) {
   context.reply.Verbatim(text);
 }
 
+// printf's "%s" on a C string: the text up to its first NUL byte.
+std::string_view CText(std::string_view text) { return text.substr(0, text.find('\0')); }
+
+// Redis's getClientTypeByName, for the types Keel's clients can have (MONITOR clients are
+// "normal"; masters, replicas and subscribers arrive later). Returns false for an unknown name.
+bool ParseClientType(std::string_view name, bool* is_normal) {
+  *is_normal = OptionIs(name, "normal");
+  return *is_normal || OptionIs(name, "slave") || OptionIs(name, "replica") ||
+         OptionIs(name, "pubsub") || OptionIs(name, "master");
+}
+
+struct KillFilter {
+  bool old_form = false;
+  std::optional<std::string_view> addr;
+  std::optional<std::string_view> laddr;
+  std::optional<bool> type_is_normal;
+  int64_t id = 0;  // 0: any
+  bool user = false;
+  int64_t max_age_s = 0;  // 0: any
+  bool skip_me = true;
+};
+
+// Parses CLIENT KILL's filters as Redis 7.0 does (option names any case, each with one value,
+// errors in argument order), plus MAXAGE from Redis 7.4. Replies the error and returns false.
+bool ParseKillFilter(CommandContext& context, KillFilter* filter) {
+  if (context.argc() == 3) {
+    // The old form, CLIENT KILL ip:port, may kill the caller itself.
+    filter->old_form = true;
+    filter->addr = CText(context.arg(2));
+    filter->skip_me = false;
+    return true;
+  }
+  for (size_t i = 2; i < context.argc(); i += 2) {
+    const std::string_view option = context.arg(i);
+    const bool has_value = context.argc() > i + 1;
+    if (!has_value) {
+      context.reply.Error(errors::kSyntax);
+      return false;
+    }
+    const std::string_view value = context.arg(i + 1);
+    if (OptionIs(option, "id")) {
+      int64_t id = 0;
+      if (!ParseStrictInt64(value, &id) || id < 1) {
+        context.reply.Error("ERR client-id should be greater than 0");
+        return false;
+      }
+      filter->id = id;
+    } else if (OptionIs(option, "type")) {
+      bool is_normal = false;
+      if (!ParseClientType(value, &is_normal)) {
+        context.reply.Error("ERR Unknown client type '" + std::string(CText(value)) + "'");
+        return false;
+      }
+      filter->type_is_normal = is_normal;
+    } else if (OptionIs(option, "addr")) {
+      filter->addr = CText(value);
+    } else if (OptionIs(option, "laddr")) {
+      filter->laddr = CText(value);
+    } else if (OptionIs(option, "user")) {
+      // Only the default user exists until ACLs arrive; users are compared byte for byte.
+      if (value != "default") {
+        context.reply.Error("ERR No such user '" + std::string(CText(value)) + "'");
+        return false;
+      }
+      filter->user = true;
+    } else if (OptionIs(option, "skipme")) {
+      if (OptionIs(value, "yes")) {
+        filter->skip_me = true;
+      } else if (OptionIs(value, "no")) {
+        filter->skip_me = false;
+      } else {
+        context.reply.Error(errors::kSyntax);
+        return false;
+      }
+    } else if (OptionIs(option, "maxage")) {
+      int64_t max_age = 0;
+      if (!ParseStrictInt64(value, &max_age)) {
+        context.reply.Error("ERR maxage is not an integer or out of range");
+        return false;
+      }
+      filter->max_age_s = max_age;
+    } else {
+      context.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool KillMatches(const KillFilter& filter, const Client& client, const CommandContext& context) {
+  // Clients already being closed are gone as far as Redis is concerned (it frees them at once).
+  if (client.flags & kClientCloseAsap) return false;
+  if (filter.addr && client.peer_address != *filter.addr) return false;
+  if (filter.laddr && client.local_address != *filter.laddr) return false;
+  if (filter.type_is_normal && !*filter.type_is_normal) return false;
+  if (filter.id != 0 && static_cast<int64_t>(client.id()) != filter.id) return false;
+  if (filter.max_age_s != 0 && (context.now_ms() - client.created_ms) / 1000 < filter.max_age_s) {
+    return false;
+  }
+  if (&client == &context.client && filter.skip_me) return false;
+  return true;
+}
+
+void CmdClientKill(CommandContext& context) {
+  KillFilter filter;
+  if (!ParseKillFilter(context, &filter)) return;
+  int64_t killed = 0;
+  bool kill_me = false;
+  for (const auto& [id, client] : context.engine.clients()) {
+    if (!KillMatches(filter, *client, context)) continue;
+    if (client.get() == &context.client) {
+      kill_me = true;  // closed once this reply is written
+    } else {
+      context.engine.RequestClose(client.get());
+    }
+    killed++;
+  }
+  if (filter.old_form) {
+    if (killed == 0) {
+      context.reply.Error("ERR No such client");
+    } else {
+      context.reply.Ok();
+    }
+  } else {
+    context.reply.Integer(killed);
+  }
+  if (kill_me) context.client.flags |= kClientCloseAfterReply;
+}
+
+void CmdClientPause(CommandContext& context) {
+  // CLIENT PAUSE timeout [WRITE|ALL]: the mode is checked before the timeout, as in Redis.
+  if (context.argc() > 4) {
+    context.reply.Error(SubcommandSyntaxError(context.arg(0), context.arg(1)));
+    return;
+  }
+  PauseMode mode = PauseMode::kAll;
+  if (context.argc() == 4) {
+    if (OptionIs(context.arg(3), "write")) {
+      mode = PauseMode::kWrite;
+    } else if (!OptionIs(context.arg(3), "all")) {
+      context.reply.Error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+      return;
+    }
+  }
+  int64_t timeout_ms = 0;
+  if (!ParseStrictInt64(context.arg(2), &timeout_ms)) {
+    context.reply.Error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (timeout_ms < 0) {
+    context.reply.Error("ERR timeout is negative");
+    return;
+  }
+  // Redis 7.0.15's getTimeoutFromObjectOrReply: 0 stays 0 (an end time long past), anything else
+  // is added to the current time without an overflow check, so a timeout near INT64_MAX wraps to
+  // an end time in the past and the pause ends at once. Reproduced with a wrapping addition.
+  int64_t end_ms = 0;
+  if (timeout_ms > 0) {
+    end_ms = static_cast<int64_t>(static_cast<uint64_t>(context.now_ms()) +
+                                  static_cast<uint64_t>(timeout_ms));
+  }
+  context.engine.PauseClients(mode, end_ms);
+  context.reply.Ok();
+}
+
+void CmdClientUnpause(CommandContext& context) {
+  context.engine.UnpauseClients();
+  context.reply.Ok();
+}
+
+void CmdClientReply(CommandContext& context) {
+  Client& client = context.client;
+  const std::string_view mode = context.arg(2);
+  if (OptionIs(mode, "on")) {
+    client.flags &= ~(kClientReplySkip | kClientReplyOff);
+    context.reply.set_muted(false);
+    context.reply.Ok();
+  } else if (OptionIs(mode, "off")) {
+    client.flags |= kClientReplyOff;  // no reply, this one included
+  } else if (OptionIs(mode, "skip")) {
+    if (!(client.flags & kClientReplyOff)) client.flags |= kClientReplySkipNext;
+  } else {
+    context.reply.Error(errors::kSyntax);
+  }
+}
+
+// CLIENT NO-EVICT and NO-TOUCH: ON|OFF switches of one client flag.
+void SetClientFlagOnOff(CommandContext& context, uint32_t flag) {
+  if (OptionIs(context.arg(2), "on")) {
+    context.client.flags |= flag;
+  } else if (OptionIs(context.arg(2), "off")) {
+    context.client.flags &= ~flag;
+  } else {
+    context.reply.Error(errors::kSyntax);
+    return;
+  }
+  context.reply.Ok();
+}
+
+void CmdClientNoEvict(CommandContext& context) { SetClientFlagOnOff(context, kClientNoEvict); }
+
+void CmdClientNoTouch(CommandContext& context) { SetClientFlagOnOff(context, kClientNoTouch); }
+
 void CmdClientHelp(CommandContext& context) {
-  // Redis 7.0's text, restricted to the subcommands Keel has, so that HELP never offers what
-  // would be an unknown subcommand (conformance/cases/client.txt does not compare it for that).
+  // Redis 7.0.15's text, restricted to the subcommands Keel has so that HELP never offers what
+  // would be an unknown subcommand; NO-TOUCH's lines and KILL's MAXAGE are from Redis 7.2/7.4,
+  // whose features they describe.
   static constexpr std::string_view kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GETNAME",
@@ -158,12 +367,38 @@ void CmdClientHelp(CommandContext& context) {
       "    Return the ID of the current connection.",
       "INFO",
       "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
+      "    * MAXAGE <maxage>",
+      "      Kill connections older than the specified age.",
       "LIST [options ...]",
       "    Return information about client connections. Options:",
       "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
       "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)",
+      "    Will not touch LRU/LFU stats when this mode is on.",
       "HELP",
       "    Prints this help.",
   };
@@ -245,6 +480,80 @@ constexpr CommandDef kClientCommands[] = {
                 "fields and the optional `ID` filter.|7.0.0 Added `resp`, `multi-mem`, `rbs` and "
                 "`rbp` fields.|7.0.3 Added `ssub` field.",
      .tips = "nondeterministic_output"},
+    {.name = "client|kill",
+     .arity = -3,
+     .flags = "admin noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "2.4.0",
+     .complexity = "O(N) where N is the number of client connections",
+     .summary = "Kill the connection of a client",
+     .args = "filter:oneof{'ip:port'^2.8.12 *new-format:oneof{?client-id:integer=ID@2.8.12 "
+             "?normal_master_slave_pubsub:oneof=TYPE@2.8.12{normal=NORMAL master=MASTER@3.2.0 "
+             "slave=SLAVE replica=REPLICA@5.0.0 pubsub=PUBSUB} ?username:string=USER "
+             "?'ip:port':string=ADDR ?'ip:port':string=LADDR@6.2.0 ?yes/no:string=SKIPME}}",
+     .handler = CmdClientKill,
+     .history = "2.8.12 Added new filter format.|2.8.12 `ID` option.|3.2.0 Added `master` type in "
+                "for `TYPE` option.|5.0.0 Replaced `slave` `TYPE` with `replica`. `slave` still "
+                "supported for backward compatibility.|6.2.0 `LADDR` option."},
+    {.name = "client|pause",
+     .arity = -3,
+     .flags = "admin noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "2.9.50",
+     .complexity = "O(1)",
+     .summary = "Stop processing commands from clients for some time",
+     .args = "timeout:integer ?mode:oneof@6.2.0{write=WRITE all=ALL}",
+     .handler = CmdClientPause,
+     .history = "6.2.0 `CLIENT PAUSE WRITE` mode added along with the `mode` option."},
+    {.name = "client|unpause",
+     .arity = 2,
+     .flags = "admin noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "6.2.0",
+     .complexity = "O(N) Where N is the number of paused clients",
+     .summary = "Resume processing of clients that were paused",
+     .args = "",
+     .handler = CmdClientUnpause},
+    {.name = "client|reply",
+     .arity = 3,
+     .flags = "noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "3.2.0",
+     .complexity = "O(1)",
+     .summary = "Instruct the server whether to reply to commands",
+     .args = "on_off_skip:oneof{on=ON off=OFF skip=SKIP}",
+     .handler = CmdClientReply},
+    {.name = "client|no-evict",
+     .arity = 3,
+     .flags = "admin noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "7.0.0",
+     .complexity = "O(1)",
+     .summary = "Set client eviction mode for the current connection",
+     .args = "enabled:oneof{on=ON off=OFF}",
+     .handler = CmdClientNoEvict},
+    // Not in Redis 7.0; as Redis 7.2 describes it.
+    {.name = "client|no-touch",
+     .arity = 3,
+     .flags = "noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "7.2.0",
+     .complexity = "O(1)",
+     .summary = "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
+     .args = "enabled:oneof{on=ON off=OFF}",
+     .handler = CmdClientNoTouch},
     {.name = "client|help",
      .arity = 2,
      .flags = "loading stale",

@@ -115,7 +115,7 @@ void ReplyArgs(ReplyBuilder& reply, const std::vector<ArgSpec>& args) {
   for (const ArgSpec& arg : args) {
     const bool nested = !arg.children.empty();
     size_t fields = 2 + (arg.key_spec_index >= 0) + !arg.token.empty() + !arg.since.empty() +
-                    (arg.flags != 0) + nested;
+                    !arg.deprecated_since.empty() + (arg.flags != 0) + nested;
     reply.MapHeader(fields);
     reply.Bulk("name");
     reply.Bulk(arg.name);
@@ -132,6 +132,10 @@ void ReplyArgs(ReplyBuilder& reply, const std::vector<ArgSpec>& args) {
     if (!arg.since.empty()) {
       reply.Bulk("since");
       reply.Bulk(arg.since);
+    }
+    if (!arg.deprecated_since.empty()) {
+      reply.Bulk("deprecated_since");
+      reply.Bulk(arg.deprecated_since);
     }
     if (arg.flags != 0) {
       std::vector<std::string_view> names;

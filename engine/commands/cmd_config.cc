@@ -176,6 +176,12 @@ void CmdConfigSet(CommandContext& context) {
     context.reply.Error(errors::kSyntax);
     return;
   }
+  // Secrets (requirepass, masterauth) never reach the slow log or MONITOR: every one of them is
+  // hidden before any check can fail, as Redis does.
+  for (size_t i = 2; i < context.argc(); i += 2) {
+    const ConfigParam* param = Config::Find(context.arg(i));
+    if (param != nullptr && (param->flags & kConfigSensitive)) context.Redact(i + 1);
+  }
   std::vector<ConfigChange> changes;
   std::string failure = CheckConfigSetNames(context, &changes);
   // All or nothing: the changes are made on a copy that replaces the live config only when every

@@ -258,6 +258,32 @@ TEST_F(ConfigCommandTest, Resetstat) {
   EXPECT_EQ(engine_->stats().keyspace_misses, 0u);
 }
 
+TEST_F(ConfigCommandTest, ResetstatClearsEveryStatisticButTheLogs) {
+  EXPECT_EQ(Run({"config", "set", "slowlog-log-slower-than", "0"}), Ok());
+  EXPECT_EQ(Run({"config", "set", "latency-monitor-threshold", "1"}), Ok());
+  engine_->AddLatencySampleIfNeeded("command", 5);
+  EXPECT_EQ(Run({"get"}), Err("ERR wrong number of arguments for 'get' command"));
+  EXPECT_EQ(Run({"ping"}), Status("PONG"));
+  engine_->stats().total_reads_processed = 7;
+  engine_->stats().total_writes_processed = 7;
+  EXPECT_EQ(Run({"config", "resetstat"}), Ok());
+  const ServerStats& stats = engine_->stats();
+  EXPECT_EQ(stats.total_commands_processed, 1u);  // RESETSTAT itself, counted after it ran
+  EXPECT_EQ(stats.total_error_replies, 0u);
+  EXPECT_TRUE(stats.errors.empty());
+  EXPECT_EQ(stats.total_reads_processed, 0u);
+  EXPECT_EQ(stats.total_writes_processed, 0u);
+  const CommandSpec* ping = engine_->registry().Find("ping");
+  EXPECT_EQ(stats.commands[ping->id].calls, 0u);
+  EXPECT_EQ(stats.commands[ping->id].latency, nullptr);
+  EXPECT_EQ(stats.commands[engine_->registry().Find("get")->id].rejected_calls, 0u);
+  EXPECT_EQ(Run({"info", "commandstats"}).text.find("cmdstat_ping"), std::string::npos);
+  EXPECT_EQ(Run({"info", "latencystats"}).text.find("usec_ping"), std::string::npos);
+  // The slow log and the latency monitor are not statistics: they stay.
+  EXPECT_EQ(Run({"slowlog", "len"}), Int(6));
+  EXPECT_EQ(Run({"latency", "latest"}).elements.size(), 1u);
+}
+
 TEST_F(ConfigCommandTest, Help) {
   EXPECT_EQ(RunRaw({"config", "help"}),
             "*11\r\n"

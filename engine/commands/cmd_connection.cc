@@ -55,6 +55,8 @@ void CmdAuth(CommandContext& context) {
     context.reply.Error(errors::kSyntax);
     return;
   }
+  // The credentials never reach the slow log or MONITOR (after the syntax check, as in Redis).
+  for (size_t i = 1; i < context.argc(); i++) context.Redact(i);
   std::string_view user = "default";
   std::string_view password = context.arg(1);
   if (context.argc() == 2) {
@@ -96,6 +98,9 @@ void CmdHello(CommandContext& context) {
   for (size_t i = next; i < context.argc(); i++) {
     const size_t more = context.argc() - 1 - i;
     if (OptionIs(context.arg(i), "AUTH") && more >= 2) {
+      // Passwords never reach SLOWLOG or MONITOR.
+      context.Redact(i + 1);
+      context.Redact(i + 2);
       if (!CheckPassword(context.engine, context.arg(i + 1), context.arg(i + 2))) {
         context.reply.Error(kWrongPass);
         return;
@@ -150,10 +155,13 @@ void CmdQuit(CommandContext& context) {
 void CmdReset(CommandContext& context) {
   Client& client = context.client;
   client.reply().set_resp(2);
-  client.reply().set_muted(false);
+  if (client.flags & kClientMonitor) context.engine.RemoveMonitor(&client);
+  // Redis 7.0.15 keeps CLIENT NO-EVICT across RESET; NO-TOUCH (7.2) is cleared as 7.2 does. A
+  // CLIENT REPLY SKIP in force still silences this reply, as in Redis.
+  client.flags &= ~(kClientReplyOff | kClientReplySkipNext | kClientNoTouch);
+  client.reply().set_muted((client.flags & kClientReplySkip) != 0);
   client.db_index = 0;
   client.name.clear();
-  client.flags &= ~(kClientNoEvict | kClientNoTouch);
   client.authenticated = context.engine.settings().requirepass.empty();
   context.reply.SimpleString("RESET");
 }

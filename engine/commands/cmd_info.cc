@@ -93,13 +93,20 @@ void ServerSection(CommandContext& context, InfoWriter& info) {
 }
 
 void ClientsSection(CommandContext& context, InfoWriter& info) {
+  // Clients whose command waits for CLIENT PAUSE count as blocked, as in Redis.
+  uint64_t blocked = 0;
+  for (const auto& [id, client] : context.engine.clients()) {
+    blocked += (client->flags & kClientPostponed) != 0;
+  }
   info.Section("Clients");
   info.Field("connected_clients", static_cast<uint64_t>(context.engine.client_count()));
   info.Field("cluster_connections", "0");
   info.Field("maxclients", context.engine.settings().maxclients);
-  info.Field("client_recent_max_input_buffer", "0");
-  info.Field("client_recent_max_output_buffer", "0");
-  info.Field("blocked_clients", "0");
+  info.Field("client_recent_max_input_buffer",
+             static_cast<uint64_t>(context.engine.recent_max_input_buffer()));
+  info.Field("client_recent_max_output_buffer",
+             static_cast<uint64_t>(context.engine.recent_max_output_buffer()));
+  info.Field("blocked_clients", blocked);
   info.Field("tracking_clients", "0");
   info.Field("clients_in_timeout_table", "0");
 }
@@ -111,10 +118,10 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
   const auto rss = static_cast<double>(memory.resource().ResidentBytes());
   const auto dataset = static_cast<double>(memory.used_bytes(MemoryUse::kKeyspace));
   const int64_t maxmemory = engine.settings().maxmemory;
-  // Keel does not record its startup footprint or its peak yet: the startup memory is reported
-  // as 0 and the peak as the current use. Keel's accountant plays the allocator's part, so the
-  // allocator figures are its totals.
-  const double peak = used;
+  // Keel's accountant plays the allocator's part, so the allocator figures are its totals.
+  const auto peak = static_cast<double>(engine.peak_memory_bytes());
+  const ProcessInfo process = engine.env().Process();
+  const auto system_memory = static_cast<double>(process.total_system_memory_bytes);
   const double net_used = used > 0 ? used : 1;
   info.Section("Memory");
   info.Field("used_memory", static_cast<uint64_t>(used));
@@ -125,15 +132,15 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
   info.Field("used_memory_peak_human", HumanBytes(peak));
   info.Field("used_memory_peak_perc", Fixed(peak > 0 ? used * 100 / peak : 100, 2) + "%");
   info.Field("used_memory_overhead", static_cast<uint64_t>(used - dataset));
-  info.Field("used_memory_startup", "0");
+  info.Field("used_memory_startup", static_cast<uint64_t>(engine.startup_memory_bytes()));
   info.Field("used_memory_dataset", static_cast<uint64_t>(dataset));
   info.Field("used_memory_dataset_perc", Fixed(dataset * 100 / net_used, 2) + "%");
   info.Field("allocator_allocated", static_cast<uint64_t>(used));
   info.Field("allocator_active", static_cast<uint64_t>(used));
   info.Field("allocator_resident", static_cast<uint64_t>(rss));
-  // 0 is what Redis reports where it cannot read the machine's memory size.
-  info.Field("total_system_memory", "0");
-  info.Field("total_system_memory_human", "0B");
+  // 0 where the environment cannot tell the machine's memory size, as Redis reports it then.
+  info.Field("total_system_memory", static_cast<uint64_t>(system_memory));
+  info.Field("total_system_memory_human", HumanBytes(system_memory));
   info.Field("used_memory_lua", "0");
   info.Field("used_memory_vm_eval", "0");
   info.Field("used_memory_lua_human", "0B");
@@ -227,9 +234,13 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
               "0");
   info.Field("unexpected_error_replies", stats.unexpected_error_replies);
   info.Field("total_error_replies", stats.total_error_replies);
-  // Keel does not count its socket reads and writes yet (the Server loop would); 0 until it does.
-  info.Fields({"dump_payload_sanitizations", "total_reads_processed", "total_writes_processed",
-               "io_threaded_reads_processed", "io_threaded_writes_processed",
+  info.Field("dump_payload_sanitizations", "0");
+  // Reads and writes on client connections, counted by the Server loop as Redis counts its read
+  // and write handler calls.
+  info.Field("total_reads_processed", stats.total_reads_processed);
+  info.Field("total_writes_processed", stats.total_writes_processed);
+  // Keel has no I/O threads, and its pooled reply chunks are never resized.
+  info.Fields({"io_threaded_reads_processed", "io_threaded_writes_processed",
                "reply_buffer_shrinks", "reply_buffer_expands"},
               "0");
 }
@@ -239,7 +250,7 @@ void ReplicationSection(CommandContext& context, InfoWriter& info) {
   info.Field("role", "master");
   info.Field("connected_slaves", "0");
   info.Field("master_failover_state", "no-failover");
-  info.Field("master_replid", context.engine.run_id());
+  info.Field("master_replid", context.engine.replication_id());
   info.Field("master_replid2", "0000000000000000000000000000000000000000");
   info.Field("master_repl_offset", "0");
   info.Field("second_repl_offset", "-1");
@@ -286,6 +297,36 @@ void ErrorStatsSection(CommandContext& context, InfoWriter& info) {
   }
 }
 
+// Redis's trimDoubleString over "%f": "50", "99.9".
+std::string PercentileLabel(double percentile) {
+  std::string text = Fixed(percentile, 6);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
+
+void LatencyStatsSection(CommandContext& context, InfoWriter& info) {
+  // The percentiles of latency-tracking-info-percentiles for every command with a histogram;
+  // only the title while latency-tracking is off.
+  info.Section("Latencystats");
+  const ConfigValues& settings = context.engine.settings();
+  if (!settings.latency_tracking) return;
+  const auto& commands = context.engine.stats().commands;
+  for (const CommandSpec* spec : context.engine.registry().all()) {
+    const LatencyHistogram* histogram = commands[spec->id].latency.get();
+    if (histogram == nullptr) continue;
+    std::string value;
+    for (double percentile : settings.latency_tracking_info_percentiles) {
+      if (!value.empty()) value += ',';
+      value += 'p' + PercentileLabel(percentile) + '=' +
+               Fixed(static_cast<double>(histogram->ValueAtPercentile(percentile)) / 1000.0, 3);
+    }
+    info.Field("latency_percentiles_usec_" + spec->full_name, value);
+  }
+}
+
 void KeyspaceSection(CommandContext& context, InfoWriter& info) {
   info.Section("Keyspace");
   for (int i = 0; i < context.engine.database_count(); i++) {
@@ -314,6 +355,7 @@ constexpr Section kSections[] = {
     {"modules", true, [](CommandContext&, InfoWriter& info) { info.Section("Modules"); }},
     {"commandstats", false, CommandStatsSection},
     {"errorstats", true, ErrorStatsSection},
+    {"latencystats", false, LatencyStatsSection},
     {"cluster", true,
      [](CommandContext&, InfoWriter& info) {
        info.Section("Cluster");

@@ -42,10 +42,10 @@ TEST_F(ServerCommandsTest, InfoDefaultSections) {
 }
 
 TEST_F(ServerCommandsTest, InfoAllAndEverythingAreEverySection) {
-  // Redis 7.0's sections for "all" and "everything", less Latencystats (after Errorstats), which
-  // Keel cannot produce before it records latency histograms.
-  const Titles all = {"Server", "Clients", "Memory",       "Persistence", "Stats",   "Replication",
-                      "CPU",    "Modules", "Commandstats", "Errorstats",  "Cluster", "Keyspace"};
+  // Redis 7.0's sections for "all" and "everything".
+  const Titles all = {"Server",       "Clients", "Memory",  "Persistence",  "Stats",
+                      "Replication",  "CPU",     "Modules", "Commandstats", "Errorstats",
+                      "Latencystats", "Cluster", "Keyspace"};
   EXPECT_EQ(Sections(Run({"info", "all"})), all);
   EXPECT_EQ(Sections(Run({"info", "everything"})), all);
 }
@@ -123,6 +123,111 @@ TEST_F(ServerCommandsTest, InfoCommandstatsAndErrorstats) {
   EXPECT_NE(stats.text.find(",rejected_calls=1,failed_calls=0\r\n"), std::string::npos);
   EXPECT_NE(stats.text.find("cmdstat_set:calls=1,"), std::string::npos);
   EXPECT_NE(stats.text.find("errorstat_ERR:count=2\r\n"), std::string::npos) << stats.text;
+}
+
+TEST_F(ServerCommandsTest, InfoLatencystatsPercentiles) {
+  // Commands take no time in the simulator: 0 µs is recorded as 1 ns, printed "0.001".
+  EXPECT_EQ(Run({"info", "latencystats"}), Bulk("# Latencystats\r\n"));
+  Run({"ping"});
+  Run({"client", "id"});
+  EXPECT_EQ(Run({"info", "latencystats"}),
+            Bulk("# Latencystats\r\n"
+                 "latency_percentiles_usec_ping:p50=0.001,p99=0.001,p99.9=0.001\r\n"
+                 "latency_percentiles_usec_client|id:p50=0.001,p99=0.001,p99.9=0.001\r\n"
+                 "latency_percentiles_usec_info:p50=0.001,p99=0.001,p99.9=0.001\r\n"));
+  EXPECT_EQ(Run({"config", "set", "latency-tracking-info-percentiles", "0 12.5 100"}), Ok());
+  EXPECT_NE(Run({"info", "latencystats"})
+                .text.find("latency_percentiles_usec_ping:p0=0.001,p12.5=0.001,p100=0.001\r\n"),
+            std::string::npos);
+  EXPECT_EQ(Run({"config", "set", "latency-tracking-info-percentiles", ""}), Ok());
+  EXPECT_NE(Run({"info", "latencystats"}).text.find("latency_percentiles_usec_ping:\r\n"),
+            std::string::npos);
+  // Tracking off: only the title, and nothing more is recorded.
+  EXPECT_EQ(Run({"config", "set", "latency-tracking", "no"}), Ok());
+  EXPECT_EQ(Run({"info", "latencystats"}), Bulk("# Latencystats\r\n"));
+  Run({"echo", "x"});
+  EXPECT_EQ(Run({"config", "set", "latency-tracking", "yes"}), Ok());
+  EXPECT_EQ(Run({"info", "latencystats"}).text.find("usec_echo"), std::string::npos);
+}
+
+TEST_F(ServerCommandsTest, InfoMemoryStartupPeakAndSystemMemory) {
+  const auto field = [this](std::string_view name) {
+    const std::string text = Run({"info", "memory"}).text;
+    const std::string key = "\r\n" + std::string(name) + ":";
+    const size_t at = text.find(key);
+    EXPECT_NE(at, std::string::npos) << name;
+    const size_t begin = at + key.size();
+    return text.substr(begin, text.find("\r\n", begin) - begin);
+  };
+  // What the engine held once built (its databases allocate lazily, so this may be 0).
+  EXPECT_EQ(field("used_memory_startup"), std::to_string(engine_->startup_memory_bytes()));
+  EXPECT_LE(engine_->startup_memory_bytes(), engine_->peak_memory_bytes());
+  Run({"set", "big", std::string(200000, 'x')});
+  Run({"del", "big"});
+  const uint64_t used = std::stoull(field("used_memory"));
+  const uint64_t peak = std::stoull(field("used_memory_peak"));
+  EXPECT_GE(peak, used + 200000);
+  EXPECT_EQ(peak, engine_->peak_memory_bytes());
+  // CONFIG RESETSTAT leaves the peak alone, as Redis 7.0 does.
+  Run({"config", "resetstat"});
+  EXPECT_EQ(std::stoull(field("used_memory_peak")), peak);
+  // The simulator does not tell the machine's memory size: 0, as Redis reports it then.
+  EXPECT_EQ(field("total_system_memory"), "0");
+  EXPECT_EQ(field("total_system_memory_human"), "0B");
+}
+
+class InfoServerTest : public ServerTest {
+ protected:
+  std::string StatsField(sim::SimClientId client, std::string_view name) {
+    const std::string text = Exchange(client, Request({"info", "stats"})).at(0).text;
+    const std::string key = "\r\n" + std::string(name) + ":";
+    const size_t begin = text.find(key) + key.size();
+    return text.substr(begin, text.find("\r\n", begin) - begin);
+  }
+};
+
+TEST_F(InfoServerTest, RecentMaxBuffersAreTheLargestOfTheLastSeconds) {
+  const sim::SimClientId admin = Connect();
+  const sim::SimClientId sender = Connect();
+  const sim::SimClientId reader = Connect();
+  const auto clients_field = [&](std::string_view name) {
+    const std::string text = Exchange(admin, Request({"info", "clients"})).at(0).text;
+    const std::string key = "\r\n" + std::string(name) + ":";
+    const size_t begin = text.find(key) + key.size();
+    return std::stoull(text.substr(begin, text.find("\r\n", begin) - begin));
+  };
+  EXPECT_EQ(clients_field("client_recent_max_input_buffer"), 0u);
+  // Half of a 100 KB argument waits in the sender's query buffer; the reader does not read a
+  // 200 KB reply.
+  env_.sim_network().Send(sender, "*2\r\n$4\r\necho\r\n$100000\r\n" + std::string(50000, 'x'));
+  env_.sim_network().set_client_buffer_bytes_max(1000);
+  env_.sim_network().Send(reader, Request({"echo", std::string(200000, 'y')}));
+  Settle();
+  EXPECT_GE(clients_field("client_recent_max_input_buffer"), 50000u);
+  EXPECT_GE(clients_field("client_recent_max_output_buffer"), 190000u);
+  // Once the buffers are gone, the peaks fade within eight seconds.
+  env_.sim_network().set_client_buffer_bytes_max(0);
+  env_.sim_network().Send(sender, std::string(50000, 'x') + "\r\n");
+  Settle();
+  env_.sim_network().Receive(reader);
+  env_.sim_network().Receive(sender);
+  for (int second = 0; second < 9; second++) {
+    env_.sim_clock().Advance(1'000'000);
+    Settle();
+  }
+  EXPECT_EQ(clients_field("client_recent_max_input_buffer"), 0u);
+  EXPECT_EQ(clients_field("client_recent_max_output_buffer"), 0u);
+}
+
+TEST_F(InfoServerTest, ReadsAndWritesProcessedAreCountedByTheLoop) {
+  const sim::SimClientId client = Connect();
+  EXPECT_EQ(Exchange(client, Request({"config", "resetstat"})), (std::vector<RespValue>{Ok()}));
+  // The INFO command's own read counts; the RESETSTAT reply was the one write since.
+  EXPECT_EQ(StatsField(client, "total_reads_processed"), "1");
+  EXPECT_EQ(StatsField(client, "total_writes_processed"), "2");
+  EXPECT_EQ(Exchange(client, Request({"ping"}) + Request({"ping"})),
+            (std::vector<RespValue>{Status("PONG"), Status("PONG")}));
+  EXPECT_EQ(StatsField(client, "total_reads_processed"), "4");
 }
 
 TEST_F(ServerCommandsTest, ShutdownAbortWithoutAShutdownInProgress) {

@@ -15,10 +15,11 @@
 //          "index N", "keyword WORD FROM" or "unknown", FIND is "range LAST STEP LIMIT",
 //          "keynum INDEX FIRST STEP" or "unknown"; an optional "| notes text" ends a spec.
 //   args   the argument tree for COMMAND DOCS: arguments separated by spaces, each
-//            [?][*][+]name[:type][=TOKEN][@since][#keyspec]['{' nested args '}']
+//            [?][*][+]name[:type][=TOKEN][@since][^deprecated_since][#keyspec]
+//            ['{' nested args '}']
 //          '?' optional, '*' multiple, '+' multiple_token; type is one of key string integer
 //          double pattern unix-time pure-token oneof block (default: pure-token when a token is
-//          given, string otherwise).
+//          given, string otherwise). A name holding special characters is quoted: 'ip:port'.
 //   history  entries separated by '|', each "VERSION text".
 //   tips   space-separated command tips: "nondeterministic_output request_policy:all_shards".
 #pragma once

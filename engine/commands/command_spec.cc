@@ -236,7 +236,8 @@ class ArgParser {
 
  private:
   static bool IsSpecial(char c) {
-    return c == ' ' || c == '{' || c == '}' || c == ':' || c == '=' || c == '@' || c == '#';
+    return c == ' ' || c == '{' || c == '}' || c == ':' || c == '=' || c == '@' || c == '#' ||
+           c == '^';
   }
 
   std::string_view Field() {
@@ -259,7 +260,18 @@ class ArgParser {
       }
       pos_++;
     }
-    arg->name = std::string(Field());
+    if (pos_ < text_.size() && text_[pos_] == '\'') {
+      // A quoted name may hold the notation's special characters ("ip:port").
+      const size_t close = text_.find('\'', pos_ + 1);
+      if (close == std::string_view::npos) {
+        *error = "unterminated quoted name";
+        return false;
+      }
+      arg->name = std::string(text_.substr(pos_ + 1, close - pos_ - 1));
+      pos_ = close + 1;
+    } else {
+      arg->name = std::string(Field());
+    }
     if (arg->name.empty()) {
       *error = "argument without a name";
       return false;
@@ -272,6 +284,8 @@ class ArgParser {
         arg->token = std::string(Field());
       } else if (c == '@') {
         arg->since = std::string(Field());
+      } else if (c == '^') {
+        arg->deprecated_since = std::string(Field());
       } else if (c == '#') {
         if (!ParseInt(Field(), &arg->key_spec_index)) {
           *error = "bad key spec index";

@@ -102,6 +102,7 @@ struct ArgSpec {
   std::string type;  // key string integer double pattern unix-time pure-token oneof block
   std::string token;
   std::string since;
+  std::string deprecated_since;
   int key_spec_index = -1;
   uint8_t flags = 0;
   std::vector<ArgSpec> children;

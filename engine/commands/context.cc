@@ -28,6 +28,15 @@ std::string UnknownSubcommandError(std::string_view container_as_typed, std::str
   return error;
 }
 
+std::string SubcommandSyntaxError(std::string_view command_as_typed, std::string_view sub) {
+  std::string error = "ERR unknown subcommand or wrong number of arguments for '";
+  error += CString(sub, 128);
+  error += "'. Try ";
+  error += AsciiUppercase(CString(command_as_typed, SIZE_MAX));
+  error += " HELP.";
+  return error;
+}
+
 bool OptionIs(std::string_view arg, std::string_view option) {
   const size_t nul = arg.find('\0');
   if (nul != std::string_view::npos) arg = arg.substr(0, nul);

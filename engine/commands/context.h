@@ -23,6 +23,8 @@ class CommandContext {
   Database& db() { return engine.database(client.db_index); }
   // The command-time snapshot (wall-clock ms): every expiry decision of this command uses it.
   int64_t now_ms() const { return engine.command_time_ms(); }
+  // Shows argument `index` as "(redacted)" in the slow log and to MONITOR clients.
+  void Redact(size_t index) { engine.RedactArgument(index); }
 
   Engine& engine;
   Client& client;
@@ -40,12 +42,20 @@ inline constexpr std::string_view kWrongType =
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
 }  // namespace errors
 
 // "ERR wrong number of arguments for 'config|set' command".
 std::string WrongArityError(const CommandSpec& spec);
 // "ERR unknown subcommand 'foo'. Try CONFIG HELP." for the container of `spec`'s family.
 std::string UnknownSubcommandError(std::string_view container_as_typed, std::string_view sub);
+// Redis's addReplySubcommandSyntaxError: "ERR unknown subcommand or wrong number of arguments for
+// 'get'. Try SLOWLOG HELP.", for a known subcommand given arguments its handler refuses.
+std::string SubcommandSyntaxError(std::string_view command_as_typed, std::string_view sub);
 
 // Client names (CLIENT SETNAME, HELLO SETNAME) may hold printable ASCII without spaces only, so
 // that CLIENT LIST stays parseable; empty clears the name.
@@ -71,5 +81,7 @@ void RegisterLcsCommands(Registry& registry);
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
+void RegisterDiagnosticCommands(Registry& registry);     // TIME, MONITOR, SLOWLOG, LATENCY
+void RegisterDebugCommands(Registry& registry);          // DEBUG
 
 }  // namespace keel

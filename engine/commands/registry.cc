@@ -20,6 +20,8 @@ const Registry& Registry::Builtin() {
     RegisterServerCommands(*registry);
     RegisterConfigCommands(*registry);
     RegisterIntrospectionCommands(*registry);
+    RegisterDiagnosticCommands(*registry);
+    RegisterDebugCommands(*registry);
     return registry;
   }();
   return *kBuiltin;

@@ -20,7 +20,8 @@ constexpr int kRoundsPerDatabaseMax = 16;
 
 ExpiryCycleReport ActiveExpireCycle(Engine& engine) {
   ExpiryCycleReport report;
-  if (!engine.active_expire_enabled()) return report;
+  // Expiring is writing: not while writes are paused (CLIENT PAUSE), as in Redis.
+  if (!engine.active_expire_enabled() || engine.writes_paused()) return report;
   const int64_t effort = engine.settings().active_expire_effort - 1;  // 0..9
   const uint64_t keys_per_loop = kKeysPerLoop + kKeysPerLoop / 4 * static_cast<uint64_t>(effort);
   const uint64_t acceptable_stale = kAcceptableStalePercent - static_cast<uint64_t>(effort);

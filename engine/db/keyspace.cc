@@ -22,8 +22,12 @@ Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t ha
                  LookupIntent intent, uint8_t flags) {
   Entry* entry = db.Find(key, hash);
   if (entry != nullptr && IsExpired(*entry, engine.command_time_ms())) {
-    db.Erase(key, hash);
-    engine.stats().expired_keys++;
+    // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
+    // Redis then leaves the key for after the pause).
+    if (!engine.writes_paused()) {
+      db.Erase(key, hash);
+      engine.stats().expired_keys++;
+    }
     entry = nullptr;
   }
   if (entry != nullptr && !(flags & kLookupNoTouch)) TouchEntry(engine, *entry);

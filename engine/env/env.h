@@ -233,6 +233,7 @@ struct ProcessInfo {
   std::string executable;   // absolute path of the server binary
   int64_t cpu_user_us = 0;  // CPU time used so far, user and system
   int64_t cpu_system_us = 0;
+  int64_t total_system_memory_bytes = 0;  // the machine's physical memory; 0 when unknown
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -253,6 +254,9 @@ class Env {
 
   // Waits until at least one event is ready or `timeout_us` has passed (0: poll without waiting;
   // negative: no timeout), stores at most `capacity` events into `events` and returns how many.
+  // With `capacity` 0 it reports nothing and returns once `timeout_us` has passed (or earlier),
+  // leaving every event pending: the whole process stops for a while, as DEBUG SLEEP asks (the
+  // real environment sleeps, the simulator moves its clock).
   // Timers are the engine's: it passes the time until its next deadline. An environment may
   // return later than the deadline (the simulator does, to model late timers) or early with no
   // event; the engine re-reads the clock after every Wait. Level-triggered: a connection that

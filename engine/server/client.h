@@ -24,7 +24,15 @@ enum ClientFlag : uint32_t {
   kClientPendingInput = 1u << 4,     // queued to run commands left in its query buffer
   kClientReadPaused = 1u << 5,       // readable interest off (backpressure)
   kClientNoEvict = 1u << 6,
-  kClientNoTouch = 1u << 7,
+  kClientNoTouch = 1u << 7,  // CLIENT NO-TOUCH: its commands leave keys' LRU/LFU alone (not TOUCH)
+  kClientMonitor = 1u << 8,  // MONITOR: receives every command; may not touch the keyspace
+  // CLIENT REPLY: OFF drops every reply until ON; SKIP_NEXT (set by CLIENT REPLY SKIP) becomes
+  // SKIP, which drops the replies of the one command after it.
+  kClientReplyOff = 1u << 9,
+  kClientReplySkipNext = 1u << 10,
+  kClientReplySkip = 1u << 11,
+  kClientPostponed = 1u << 12,     // a command waits for CLIENT PAUSE to end (CLIENT LIST 'b')
+  kClientWakeupQueued = 1u << 13,  // in the engine's output wakeup list
 };
 
 class Client {

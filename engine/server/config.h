@@ -55,7 +55,11 @@ struct ConfigValues {
   std::string dir;  // "" means the working directory the server started in
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
-  // Eviction and expiry. maxmemory_policy indexes kMaxmemoryPolicyNames.
+  int64_t latency_monitor_threshold_ms = 0;  // 0: the latency monitor records nothing
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
+  int64_t enable_debug_command = 0;  // index into "no yes local"
+  // Eviction and expiry. maxmemory_policy is a MaxmemoryPolicy.
   int64_t maxmemory_policy = 7;  // noeviction
   int64_t maxmemory_samples = 5;
   int64_t maxmemory_eviction_tenacity = 10;

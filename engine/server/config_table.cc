@@ -295,11 +295,12 @@ std::string FormatPercentile(double value) {
   return std::string(text);
 }
 
-bool ParseLatencyPercentiles(const ConfigSpecialInput& input, ConfigValues* /*values*/,
+bool ParseLatencyPercentiles(const ConfigSpecialInput& input, ConfigValues* values,
                              std::string* canonical, std::string* error) {
   std::span<const std::string_view> words = input.words;
   if (words.size() == 1 && words[0].empty()) words = {};
   canonical->clear();
+  std::vector<double> percentiles;
   for (std::string_view word : words) {
     double percentile = 0;
     if (!ParsePercentile(word, &percentile)) {
@@ -312,7 +313,9 @@ bool ParseLatencyPercentiles(const ConfigSpecialInput& input, ConfigValues* /*va
     }
     if (!canonical->empty()) *canonical += ' ';
     *canonical += FormatPercentile(percentile);
+    percentiles.push_back(percentile);
   }
+  values->latency_tracking_info_percentiles = std::move(percentiles);
   return true;
 }
 
@@ -626,7 +629,7 @@ constexpr ConfigParam kTable[] = {
     String("bind-source-addr", kNull, ""),
     Bool("protected-mode", 0, "yes", &CV::protected_mode),
     Enum("enable-protected-configs", kImmutable, "no", kProtectedAction),
-    Enum("enable-debug-command", kImmutable, "no", kProtectedAction),
+    Enum("enable-debug-command", kImmutable, "no", kProtectedAction, &CV::enable_debug_command),
     Enum("enable-module-command", kImmutable, "no", kProtectedAction),
     Int("port", 0, "6379", 0, 65535, &CV::port),
     Int("tcp-backlog", kImmutable, "511", 0, kIntMax, &CV::tcp_backlog),
@@ -718,7 +721,8 @@ constexpr ConfigParam kTable[] = {
     Memory("maxmemory", kConfigUnsigned, "0", 0, 0, &CV::maxmemory),
     Enum("maxmemory-policy", 0, "noeviction",
          "volatile-lru volatile-lfu volatile-random volatile-ttl allkeys-lru allkeys-lfu "
-         "allkeys-random noeviction", &CV::maxmemory_policy),
+         "allkeys-random noeviction",
+         &CV::maxmemory_policy),
     Int("maxmemory-samples", 0, "5", 1, kIntMax, &CV::maxmemory_samples),
     Int("maxmemory-eviction-tenacity", 0, "10", 0, 100, &CV::maxmemory_eviction_tenacity),
     Bool("replica-ignore-maxmemory", 0, "yes").Alias("slave-ignore-maxmemory"),
@@ -778,8 +782,8 @@ constexpr ConfigParam kTable[] = {
     // Slow log, latency, notifications.
     Int("slowlog-log-slower-than", 0, "10000", -1, kLongMax, &CV::slowlog_log_slower_than),
     Int("slowlog-max-len", 0, "128", 0, kLongMax, &CV::slowlog_max_len),
-    Int("latency-monitor-threshold", 0, "0", 0, kLongMax),
-    Bool("latency-tracking", 0, "yes"),
+    Int("latency-monitor-threshold", 0, "0", 0, kLongMax, &CV::latency_monitor_threshold_ms),
+    Bool("latency-tracking", 0, "yes", &CV::latency_tracking),
     Special("latency-tracking-info-percentiles", kConfigMultiArg, "50 99 99.9",
             ParseLatencyPercentiles, RewriteLatencyPercentiles),
     Special("notify-keyspace-events", 0, "", ParseNotifyKeyspaceEvents,

@@ -1,5 +1,8 @@
 #include "engine/server/engine.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "engine/base/limits.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
@@ -31,6 +34,49 @@ std::string MakeRunId(Random& random) {
 // Slots each database's resize moves per cron tick (about a millisecond of work).
 constexpr size_t kCronResizeSlots = 8192;
 
+// Redis's sdscatrepr: the argument in double quotes with C escapes, other bytes outside printable
+// ASCII as \xHH.
+void AppendQuoted(std::string* out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\a':
+        *out += "\\a";
+        break;
+      case '\b':
+        *out += "\\b";
+        break;
+      default: {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte <= 0x7e) {
+          out->push_back(c);
+        } else {
+          *out += "\\x";
+          out->push_back(kHex[byte >> 4]);
+          out->push_back(kHex[byte & 15]);
+        }
+      }
+    }
+  }
+  out->push_back('"');
+}
+
 }  // namespace
 
 Engine::Engine(Env& env, Config config, StartupInfo startup)
@@ -42,7 +88,8 @@ Engine::Engine(Env& env, Config config, StartupInfo startup)
       registry_(Registry::Builtin()),
       rng_(env.random().NextU64()),
       run_id_(MakeRunId(env.random())),
-      slab_(memory_) {
+      slab_(memory_),
+      replication_id_(MakeRunId(env.random())) {
   stats_.commands.resize(registry_.all().size());
 
   const int64_t databases = settings().databases;
@@ -52,6 +99,8 @@ Engine::Engine(Env& env, Config config, StartupInfo startup)
   }
   BeginTimeSlice();
   start_monotonic_us_ = mono_now_us_;
+  startup_memory_bytes_ = memory_.used_bytes_total();
+  peak_memory_bytes_ = startup_memory_bytes_;
 }
 
 Engine::~Engine() {
@@ -87,6 +136,7 @@ Client* Engine::NewClient(ConnId conn, const ConnInfo* info) {
 
 void Engine::FreeClient(Client* client) {
   KEEL_ASSERT(client != nullptr);
+  if (client->flags & kClientMonitor) RemoveMonitor(client);
   const size_t erased = clients_.erase(client->id());
   KEEL_ASSERT(erased == 1);
 }
@@ -134,8 +184,67 @@ void Engine::RejectUnknown(Client& client, std::span<const std::string_view> arg
   Reject(client, nullptr, error);
 }
 
-void Engine::Execute(Client& client, std::span<const std::string_view> args) {
+std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& spec) {
+  // DEBUG is Keel's only protected command (Redis's other one is MODULE).
+  if (spec.flags & kCmdProtected) {
+    const int64_t allowed = settings().enable_debug_command;
+    if (allowed == kProtectedNo || (allowed == kProtectedLocal && !client.peer_is_loopback)) {
+      return errors::kDebugNotAllowed;
+    }
+  }
+  if (!client.authenticated && !(spec.flags & kCmdNoAuth)) return errors::kNoAuth;
+  // With a memory limit, every command first evicts what the policy allows (not while writes
+  // are paused: evicting is writing); only commands that may grow memory are refused when that
+  // is not enough (Redis's processCommand and performEvictions).
+  if (settings().maxmemory > 0) {
+    const bool over = writes_paused()
+                          ? memory_.used_bytes_total() > static_cast<size_t>(settings().maxmemory)
+                          : PerformEvictions(*this) == EvictionResult::kFailed;
+    if (over && (spec.flags & kCmdDenyOom)) return errors::kOom;
+  }
+  // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
+  // let them dodge CLIENT PAUSE, which never holds them).
+  if ((client.flags & kClientMonitor) &&
+      (spec.flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
+    return errors::kReplicaKeyspace;
+  }
+  return {};
+}
+
+bool Engine::PausedFor(const Client& client, const CommandSpec& spec) {
+  if (pause_mode_ == PauseMode::kNone) return false;
+  if (!client.has_connection() || (client.flags & kClientMonitor)) return false;
+  switch (pause_mode()) {
+    case PauseMode::kNone:
+      return false;
+    case PauseMode::kAll:
+      return true;
+    case PauseMode::kWrite:
+      return (spec.flags & (kCmdWrite | kCmdMayReplicate)) != 0;
+  }
+  return false;
+}
+
+ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> args) {
   KEEL_DASSERT(!args.empty());
+  // CLIENT REPLY: OFF silences everything, SKIP the one command after CLIENT REPLY SKIP, refused
+  // or not; errors are still counted, as Redis counts them.
+  ReplyBuilder& reply = client.reply();
+  reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  const ExecuteResult result = Dispatch(client, args);
+  if (result == ExecuteResult::kDone) {
+    // Redis's resetClient: the skip applies to exactly one processed command.
+    client.flags &= ~kClientReplySkip;
+    if (client.flags & kClientReplySkipNext) {
+      client.flags = (client.flags & ~kClientReplySkipNext) | kClientReplySkip;
+    }
+  }
+  // Replies that reach this client between its commands (MONITOR lines) obey the same switches.
+  reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  return result;
+}
+
+ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view> args) {
   bool unknown_subcommand = false;
   const CommandSpec* spec = registry_.Resolve(args, &unknown_subcommand);
   // As in Redis, the client's last command (CLIENT LIST's cmd=) is what the lookup found, before
@@ -143,22 +252,20 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
   client.last_command = spec;
   if (spec == nullptr) {
     RejectUnknown(client, args, unknown_subcommand);
-    return;
+    return ExecuteResult::kDone;
   }
   if (!spec->ArityAccepts(args.size())) {
     Reject(client, spec, WrongArityError(*spec));
-    return;
+    return ExecuteResult::kDone;
   }
-  if (!client.authenticated && !(spec->flags & kCmdNoAuth)) {
-    Reject(client, spec, errors::kNoAuth);
-    return;
+  const std::string_view refusal = CheckAllowed(client, *spec);
+  if (!refusal.empty()) {
+    Reject(client, spec, refusal);
+    return ExecuteResult::kDone;
   }
-  // With a memory limit, every command first evicts what the policy allows; only commands that
-  // may grow memory are refused when that is not enough (Redis's processCommand).
-  if (settings().maxmemory > 0 && PerformEvictions(*this) == EvictionResult::kFailed &&
-      (spec->flags & kCmdDenyOom)) {
-    Reject(client, spec, errors::kOom);
-    return;
+  if (PausedFor(client, *spec)) {
+    client.last_command = spec;  // CLIENT LIST shows the command it waits with
+    return ExecuteResult::kPostponed;
   }
 
   // One clock reading per command: it stamps this command (the Redis command-time snapshot) and
@@ -172,19 +279,171 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
   access_clock_.lfu =
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   const uint64_t errors_before = client.reply().error_count();
+  redacted_args_.clear();
   CommandContext context(*this, client, args, *spec);
   KEEL_ASSERT(spec->handler != nullptr);  // containers have arity -2: they never get here alone
   spec->handler(context);
   mono_now_us_ = env_.clock().MonotonicUs();
-
-  CommandStats& command_stats = stats_.commands[spec->id];
-  command_stats.calls++;
-  command_stats.usec +=
-      static_cast<uint64_t>(mono_now_us_ > start_us ? mono_now_us_ - start_us : 0);
-  if (client.reply().error_count() != errors_before) command_stats.failed_calls++;
-  stats_.total_commands_processed++;
+  const int64_t duration_us = mono_now_us_ > start_us ? mono_now_us_ - start_us : 0;
+  AccountCall(client, *spec, args, duration_us, client.reply().error_count() != errors_before);
+  client.last_command = spec;
   client.commands_processed++;
   client.last_interaction_ms = command_wall_ms_;
+  return ExecuteResult::kDone;
+}
+
+void Engine::RedactArgument(size_t index) { redacted_args_.push_back(index); }
+
+void Engine::AccountCall(Client& client, const CommandSpec& spec,
+                         std::span<const std::string_view> args, int64_t duration_us, bool failed) {
+  CommandStats& command_stats = stats_.commands[spec.id];
+  command_stats.calls++;
+  command_stats.usec += static_cast<uint64_t>(duration_us);
+  if (failed) command_stats.failed_calls++;
+  stats_.total_commands_processed++;
+  const ConfigValues& values = settings();
+  if (values.latency_tracking) {
+    if (command_stats.latency == nullptr) {
+      command_stats.latency = std::make_unique<LatencyHistogram>();
+    }
+    command_stats.latency->Record(duration_us * 1000);
+  }
+  AddLatencySampleIfNeeded((spec.flags & kCmdFast) ? "fast-command" : "command",
+                           duration_us / 1000);
+
+  // The slow log and MONITOR show what the client sent, with secrets (AUTH and HELLO passwords,
+  // sensitive CONFIG SET values) replaced as the handler asked.
+  const bool to_slowlog = !(spec.flags & kCmdSkipSlowlog) && values.slowlog_log_slower_than >= 0 &&
+                          duration_us >= values.slowlog_log_slower_than;
+  const bool to_monitors = !monitors_.empty() && !(spec.flags & (kCmdSkipMonitor | kCmdAdmin));
+  if (to_slowlog || to_monitors) {
+    std::span<const std::string_view> shown = args;
+    std::vector<std::string_view> redacted;
+    if (!redacted_args_.empty()) {
+      redacted.assign(args.begin(), args.end());
+      for (size_t index : redacted_args_) {
+        if (index < redacted.size()) redacted[index] = "(redacted)";
+      }
+      shown = redacted;
+    }
+    if (to_slowlog) {
+      slowlog_.Push(shown, duration_us, wall_ms() / 1000, client.peer_address, client.name,
+                    values.slowlog_log_slower_than, values.slowlog_max_len);
+    }
+    if (to_monitors) FeedMonitors(client, shown);
+  }
+  peak_memory_bytes();  // Redis records the peak after every command
+}
+
+void Engine::AddLatencySampleIfNeeded(std::string_view event, int64_t latency_ms) {
+  const int64_t threshold_ms = settings().latency_monitor_threshold_ms;
+  if (threshold_ms == 0 || latency_ms < threshold_ms) return;
+  latency_monitor_.AddSample(event, wall_ms() / 1000, latency_ms);
+}
+
+void Engine::FeedMonitors(const Client& client, std::span<const std::string_view> args) {
+  // "+1700000000.123456 [0 127.0.0.1:52790] "set" "k" "v"": a status line, in RESP3 as well,
+  // stamped with the time of the feed (Redis reads the clock there, not the command time).
+  const int64_t now_us = wall_us();
+  char stamp[64];
+  const int length = std::snprintf(stamp, sizeof(stamp), "+%lld.%06lld [%d ",
+                                   static_cast<long long>(now_us / 1000000),
+                                   static_cast<long long>(now_us % 1000000), client.db_index);
+  std::string line(stamp, static_cast<size_t>(length));
+  line += client.peer_address;
+  line += "] ";
+  for (size_t i = 0; i < args.size(); i++) {
+    if (i > 0) line.push_back(' ');
+    AppendQuoted(&line, args[i]);
+  }
+  line += "\r\n";
+  for (Client* monitor : monitors_) {
+    // As for any reply: CLIENT REPLY OFF, or SKIP in force, drops the line. The flags decide, not
+    // the builder's state, since a monitor may have just switched (CLIENT REPLY OFF is fed to
+    // monitors after it ran, and its own line must not reach it).
+    // Nothing is added for a client about to close either (Redis drops replies after QUIT).
+    if (monitor->flags &
+        (kClientReplyOff | kClientReplySkip | kClientCloseAfterReply | kClientCloseAsap)) {
+      continue;
+    }
+    monitor->reply().Raw(line);
+    if (!(monitor->flags & kClientWakeupQueued)) {
+      monitor->flags |= kClientWakeupQueued;
+      output_wakeups_.push_back(monitor->id());
+    }
+  }
+}
+
+void Engine::AddMonitor(Client* client) {
+  KEEL_DASSERT(!(client->flags & kClientMonitor));
+  client->flags |= kClientMonitor;
+  monitors_.push_back(client);
+}
+
+void Engine::RemoveMonitor(Client* client) {
+  client->flags &= ~kClientMonitor;
+  std::erase(monitors_, client);
+}
+
+std::vector<uint64_t> Engine::TakeOutputWakeups() {
+  for (uint64_t id : output_wakeups_) {
+    if (Client* client = FindClient(id)) client->flags &= ~kClientWakeupQueued;
+  }
+  return std::move(output_wakeups_);
+}
+
+void Engine::PauseClients(PauseMode mode, int64_t end_ms) {
+  pause_mode();  // lift a pause whose time has passed first: its end time no longer counts
+  pause_mode_ = mode;
+  pause_end_ms_ = std::max(pause_end_ms_, end_ms);
+  pause_epoch_++;
+}
+
+void Engine::UnpauseClients() {
+  if (pause_mode_ == PauseMode::kNone) return;
+  pause_mode_ = PauseMode::kNone;
+  pause_end_ms_ = 0;
+  pause_epoch_++;
+}
+
+PauseMode Engine::pause_mode() {
+  // As Redis, a pause ends once its end time is in the past.
+  if (pause_mode_ != PauseMode::kNone && pause_end_ms_ < wall_ms()) UnpauseClients();
+  return pause_mode_;
+}
+
+size_t Engine::peak_memory_bytes() {
+  const size_t used = memory_.used_bytes_total();
+  if (used > peak_memory_bytes_) peak_memory_bytes_ = used;
+  return peak_memory_bytes_;
+}
+
+void Engine::BeginClientPeakRound() {
+  // Redis's clientsCron: the slot of this second collects peaks, and the next one is cleared so
+  // that it starts afresh when its second comes (after a long stall a slot may hold older peaks,
+  // which Redis accepts: this only tells whether there were expensive clients recently).
+  peak_slot_ = static_cast<size_t>((wall_ms() / 1000) % kClientPeakSlots);
+  const size_t next = (peak_slot_ + 1) % kClientPeakSlots;
+  peak_input_bytes_[next] = 0;
+  peak_output_bytes_[next] = 0;
+}
+
+void Engine::TrackClientBuffers(size_t input_bytes, size_t output_bytes) {
+  peak_input_bytes_[peak_slot_] = std::max(peak_input_bytes_[peak_slot_], input_bytes);
+  peak_output_bytes_[peak_slot_] = std::max(peak_output_bytes_[peak_slot_], output_bytes);
+}
+
+size_t Engine::recent_max_input_buffer() const {
+  return *std::max_element(peak_input_bytes_.begin(), peak_input_bytes_.end());
+}
+
+size_t Engine::recent_max_output_buffer() const {
+  return *std::max_element(peak_output_bytes_.begin(), peak_output_bytes_.end());
+}
+
+void Engine::ChangeReplicationId() {
+  replication_id_ = MakeRunId(env_.random());
+  Log(LogLevel::kNotice, "Changing replication IDs after receiving DEBUG change-repl-id");
 }
 
 void Engine::OnErrorReply(std::string_view code) {
@@ -199,6 +458,8 @@ void Engine::OnErrorReply(std::string_view code) {
 }
 
 void Engine::Cron() {
+  peak_memory_bytes();
+  pause_mode();
   const int64_t now_ms = wall_ms();
   ActiveExpireCycle(*this);
   if (settings().activerehashing) {

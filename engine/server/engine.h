@@ -12,6 +12,7 @@
 // Single-threaded: every method runs on the engine's thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,7 +30,9 @@
 #include "engine/env/env.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
+#include "engine/server/latency.h"
 #include "engine/server/output_buffer.h"
+#include "engine/server/slowlog.h"
 #include "engine/server/stats.h"
 
 namespace keel {
@@ -47,6 +50,20 @@ class ListenerControl {
   // Listens as `next` says and stops listening as before; on failure nothing changes.
   virtual Status Rebind(const ConfigValues& next) = 0;
 };
+
+// What Execute did with a command.
+enum class ExecuteResult : uint8_t {
+  kDone,       // ran, or was refused with an error reply
+  kPostponed,  // CLIENT PAUSE holds it: nothing ran and nothing was replied; the caller keeps
+               // the command and runs it again once the pause changes (Server does)
+};
+
+// CLIENT PAUSE's modes, least restrictive first.
+enum class PauseMode : uint8_t { kNone, kWrite, kAll };
+
+// enable-debug-command's values (its choices are "no yes local").
+inline constexpr int64_t kProtectedNo = 0;
+inline constexpr int64_t kProtectedLocal = 2;
 
 class Engine : public ErrorObserver {
  public:
@@ -69,9 +86,6 @@ class Engine : public ErrorObserver {
   SlabAllocator& slab() { return slab_; }
   const AccessClock& access_clock() const { return access_clock_; }
 
-  // Active expiry runs in cron unless turned off (DEBUG SET-ACTIVE-EXPIRE 0).
-  bool active_expire_enabled() const { return active_expire_enabled_; }
-  void set_active_expire_enabled(bool enabled) { active_expire_enabled_ = enabled; }
   // Eviction state kept across commands: the candidate pool and the round-robin database.
   EvictionPool& eviction_pool() { return eviction_pool_; }
   int next_eviction_database() {
@@ -96,18 +110,94 @@ class Engine : public ErrorObserver {
   }
 
   // The Server loop's path: BeginTimeSlice() after every Env::Wait, then Execute per command.
+  // Only clients with a connection can be postponed by CLIENT PAUSE; internal clients (tests,
+  // fuzzing, later AOF loading and scripts) always run, as Redis's fake clients do.
   void BeginTimeSlice();
-  void Execute(Client& client, std::span<const std::string_view> args);
+  ExecuteResult Execute(Client& client, std::span<const std::string_view> args);
 
   // The command-time snapshot: wall-clock milliseconds at the start of the running command (the
   // time all its expiry decisions use), and the monotonic microseconds of the same instant.
   int64_t command_time_ms() const { return command_wall_ms_; }
   int64_t now_monotonic_us() const { return mono_now_us_; }
   // Wall-clock ms derived from the last clock reading (cheap; for INFO, CLIENT LIST, logs).
-  int64_t wall_ms() const { return (wall_anchor_us_ + (mono_now_us_ - mono_anchor_us_)) / 1000; }
+  int64_t wall_ms() const { return wall_us() / 1000; }
+  int64_t wall_us() const { return wall_anchor_us_ + (mono_now_us_ - mono_anchor_us_); }
   int64_t start_monotonic_us() const { return start_monotonic_us_; }
   // Run id: 40 hex characters drawn from the environment's entropy at start (INFO, HELLO).
   const std::string& run_id() const { return run_id_; }
+  // The replication id (INFO master_replid), drawn at start like Redis's and replaced by DEBUG
+  // CHANGE-REPL-ID.
+  const std::string& replication_id() const { return replication_id_; }
+  void ChangeReplicationId();
+  // used_memory when the engine had finished starting, and the largest used_memory seen since
+  // (checked after every command and in cron, as Redis does).
+  size_t startup_memory_bytes() const { return startup_memory_bytes_; }
+  size_t peak_memory_bytes();
+
+  // INFO's client_recent_max_input_buffer / output_buffer: the largest client buffers seen in
+  // the last few seconds (Redis's CLIENTS_PEAK_MEM_USAGE_SLOTS one-second slots). The Server's
+  // client cron starts each round with BeginClientPeakRound and reports each client it visits.
+  static constexpr size_t kClientPeakSlots = 8;
+  void BeginClientPeakRound();
+  void TrackClientBuffers(size_t input_bytes, size_t output_bytes);
+  size_t recent_max_input_buffer() const;
+  size_t recent_max_output_buffer() const;
+
+  // --- CLIENT PAUSE ------------------------------------------------------------------------
+  // Pauses clients until the wall-clock time `end_ms`. As in Redis 7.0, the new mode replaces
+  // the current one and the pause lasts until the later of the two end times.
+  void PauseClients(PauseMode mode, int64_t end_ms);
+  void UnpauseClients();
+  // The pause in force now (a pause whose end time has passed is lifted here).
+  PauseMode pause_mode();
+  int64_t pause_end_ms() const { return pause_end_ms_; }
+  // Counts every change that may let postponed commands run; the Server retries them when it
+  // changes.
+  uint64_t pause_epoch() const { return pause_epoch_; }
+  // Whether writes are paused (CLIENT PAUSE WRITE or ALL). While they are, Redis neither expires
+  // nor evicts keys (a key past its time still reads as missing but is not deleted): the
+  // keyspace's expiry and eviction must ask this.
+  bool writes_paused() { return pause_mode() != PauseMode::kNone; }
+
+  // --- MONITOR -----------------------------------------------------------------------------
+  void AddMonitor(Client* client);
+  void RemoveMonitor(Client* client);
+  size_t monitor_count() const { return monitors_.size(); }
+  // Clients given replies outside their own commands (MONITOR lines) since the last call: the
+  // Server writes them out.
+  std::vector<uint64_t> TakeOutputWakeups();
+
+  // --- SLOWLOG, LATENCY --------------------------------------------------------------------
+  SlowLog& slowlog() { return slowlog_; }
+  LatencyMonitor& latency_monitor() { return latency_monitor_; }
+  // Records `latency_ms` for `event` when latency-monitor-threshold is set and reached (Redis's
+  // latencyAddSampleIfNeeded). For the engine's own events: "command", "fast-command", and the
+  // cycles later issues add ("expire-cycle", "eviction-cycle", ...).
+  void AddLatencySampleIfNeeded(std::string_view event, int64_t latency_ms);
+
+  // Asks that argument `index` of the running command be shown as "(redacted)" in the slow log
+  // and to MONITOR clients (passwords of AUTH and HELLO, sensitive CONFIG SET values).
+  void RedactArgument(size_t index);
+
+  // --- DEBUG switches ----------------------------------------------------------------------
+  // DEBUG SET-ACTIVE-EXPIRE: whether the active expiry cycle may run (ActiveExpireCycle checks
+  // it; lazy expiry on access is not affected).
+  bool active_expire_enabled() const { return active_expire_enabled_; }
+  void set_active_expire_enabled(bool enabled) { active_expire_enabled_ = enabled; }
+  // DEBUG QUICKLIST-PACKED-THRESHOLD: list elements at least this large are stored as plain
+  // nodes rather than inside packed ones (Redis's default 1 GiB). For the list type to read.
+  static constexpr uint64_t kQuicklistPackedThresholdDefault = 1ull << 30;
+  uint64_t quicklist_packed_threshold_bytes() const { return quicklist_packed_threshold_bytes_; }
+  void set_quicklist_packed_threshold_bytes(uint64_t bytes) {
+    quicklist_packed_threshold_bytes_ = bytes;
+  }
+  // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB loading and RESTORE skip payload checksums.
+  bool skip_checksum_validation() const { return skip_checksum_validation_; }
+  void set_skip_checksum_validation(bool skip) { skip_checksum_validation_ = skip; }
+  // DEBUG PAUSE-CRON: while set, the Server does not run cron (statistics sampling, client
+  // timeouts, and the periodic work later issues add).
+  bool cron_paused() const { return cron_paused_; }
+  void set_cron_paused(bool paused) { cron_paused_ = paused; }
 
   // Periodic work (Server calls it hz times per second): statistics sampling, pool trimming.
   void Cron();
@@ -135,6 +225,16 @@ class Engine : public ErrorObserver {
   void RejectUnknown(Client& client, std::span<const std::string_view> args,
                      bool unknown_subcommand);
   void Reject(Client& client, const CommandSpec* spec, std::string_view error);
+  // Execute without the CLIENT REPLY bookkeeping around it.
+  ExecuteResult Dispatch(Client& client, std::span<const std::string_view> args);
+  // The checks between a command's lookup and its run, in Redis's order; returns the error to
+  // reply, or "" when the command may run.
+  std::string_view CheckAllowed(const Client& client, const CommandSpec& spec);
+  bool PausedFor(const Client& client, const CommandSpec& spec);
+  // After a command ran: statistics, slow log, latency, MONITOR.
+  void AccountCall(Client& client, const CommandSpec& spec, std::span<const std::string_view> args,
+                   int64_t duration_us, bool failed);
+  void FeedMonitors(const Client& client, std::span<const std::string_view> args);
 
   Env& env_;
   MemoryAccountant memory_;
@@ -147,6 +247,7 @@ class Engine : public ErrorObserver {
   std::string run_id_;
   SlabAllocator slab_;        // entries of every database
   AccessClock access_clock_;  // what "now" means for LRU/LFU, updated per command
+  std::string replication_id_;
   std::vector<std::unique_ptr<Database>> databases_;
   bool active_expire_enabled_ = true;
   EvictionPool eviction_pool_;
@@ -155,6 +256,24 @@ class Engine : public ErrorObserver {
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;
   ListenerControl* listener_control_ = nullptr;
+  std::vector<Client*> monitors_;  // in MONITOR order
+  std::vector<uint64_t> output_wakeups_;
+  std::vector<size_t> redacted_args_;  // of the running command
+  SlowLog slowlog_;
+  LatencyMonitor latency_monitor_;
+  size_t startup_memory_bytes_ = 0;
+  size_t peak_memory_bytes_ = 0;
+  std::array<size_t, kClientPeakSlots> peak_input_bytes_{};
+  std::array<size_t, kClientPeakSlots> peak_output_bytes_{};
+  size_t peak_slot_ = 0;
+
+  PauseMode pause_mode_ = PauseMode::kNone;
+  int64_t pause_end_ms_ = 0;
+  uint64_t pause_epoch_ = 0;
+
+  bool skip_checksum_validation_ = false;
+  bool cron_paused_ = false;
+  uint64_t quicklist_packed_threshold_bytes_ = kQuicklistPackedThresholdDefault;
 
   int64_t mono_anchor_us_ = 0;
   int64_t wall_anchor_us_ = 0;

@@ -33,6 +33,27 @@ bool QueryBuffer::Assign(const char* bytes, size_t size) {
   return true;
 }
 
+bool QueryBuffer::Prepend(const char* bytes, size_t size) {
+  if (size == 0) return true;
+  if (begin_ >= size) {
+    begin_ -= size;
+    std::memcpy(data_ + begin_, bytes, size);
+    return true;
+  }
+  const size_t unread = end_ - begin_;
+  const size_t capacity = size + unread < 1024 ? 1024 : size + unread;
+  auto* data = static_cast<char*>(memory_.Allocate(capacity, MemoryUse::kQueryBuffers));
+  if (data == nullptr) return false;
+  std::memcpy(data, bytes, size);
+  if (unread > 0) std::memcpy(data + size, data_ + begin_, unread);
+  Release();
+  data_ = data;
+  capacity_ = capacity;
+  begin_ = 0;
+  end_ = size + unread;
+  return true;
+}
+
 void QueryBuffer::Release() {
   if (data_ != nullptr) memory_.Deallocate(data_, capacity_, MemoryUse::kQueryBuffers);
   data_ = nullptr;

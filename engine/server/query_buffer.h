@@ -38,6 +38,9 @@ class QueryBuffer {
   }
   // Replaces the content with `bytes` (a partial command moved out of the shared buffer).
   bool Assign(const char* bytes, size_t size);
+  // Puts `bytes` (not from this buffer) before the unread bytes: a command held by CLIENT PAUSE.
+  // Returns false when memory is refused; nothing changes then.
+  bool Prepend(const char* bytes, size_t size);
   // Frees the memory when nothing is unread (cron calls it for idle clients).
   void ReleaseIfEmpty() {
     if (empty()) Release();

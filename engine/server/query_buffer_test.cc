@@ -52,6 +52,30 @@ TEST_F(QueryBufferTest, ReserveAllocatesAtLeastAKibibyteAndAccountsIt) {
   EXPECT_EQ(accountant_.used_bytes(MemoryUse::kQueryBuffers), 5000u);
 }
 
+TEST_F(QueryBufferTest, PrependPutsBytesBeforeTheUnreadOnes) {
+  // Into the room already consumed, without allocating.
+  ASSERT_TRUE(query_->Reserve(100));
+  Produce(*query_, "set k \"v\"\r\nGET k\r\n");
+  query_->Consume(11);  // the first command
+  ASSERT_TRUE(query_->Prepend("*1\r\n", 4));
+  EXPECT_EQ(Unread(*query_), "*1\r\nGET k\r\n");
+  EXPECT_EQ(query_->capacity(), 1024u);
+  // Longer than that room: a new block, accounted exactly.
+  const std::string longer(2000, 'x');
+  ASSERT_TRUE(query_->Prepend(longer.data(), longer.size()));
+  EXPECT_EQ(Unread(*query_), longer + "*1\r\nGET k\r\n");
+  EXPECT_EQ(accountant_.used_bytes(MemoryUse::kQueryBuffers), query_->capacity());
+  // Into an empty buffer.
+  QueryBuffer empty(accountant_);
+  ASSERT_TRUE(empty.Prepend("abc", 3));
+  EXPECT_EQ(Unread(empty), "abc");
+  // A refused allocation changes nothing.
+  memory_.set_limit_bytes(memory_.used_bytes() + 10);
+  const std::string huge(5000, 'y');
+  EXPECT_FALSE(query_->Prepend(huge.data(), huge.size()));
+  EXPECT_EQ(Unread(*query_), longer + "*1\r\nGET k\r\n");
+}
+
 TEST_F(QueryBufferTest, ConsumingEverythingRewindsTheBuffer) {
   ASSERT_TRUE(query_->Reserve(100));
   Produce(*query_, "PING\r\nPI");

@@ -119,10 +119,19 @@ std::vector<uint16_t> Server::listening_ports() const {
   return ports;
 }
 
-int64_t Server::WaitTimeoutUs() const {
+int64_t Server::WaitTimeoutUs() {
   if (!pending_input_.empty() || engine_.shutdown_requested()) return 0;
-  const int64_t until_cron = next_cron_us_ - engine_.now_monotonic_us();
-  return until_cron > 0 ? until_cron : 0;
+  int64_t timeout_us = next_cron_us_ - engine_.now_monotonic_us();
+  if (!postponed_.empty()) {
+    if (engine_.pause_epoch() != resumed_pause_epoch_) return 0;
+    // Wake when the pause ends (Redis notices only at its next cron tick): a pause ends once its
+    // end time is in the past, that is one millisecond after it.
+    if (engine_.pause_mode() != PauseMode::kNone) {
+      const int64_t until_end_us = (engine_.pause_end_ms() + 1) * 1000 - engine_.wall_us();
+      timeout_us = std::min(timeout_us, until_end_us);
+    }
+  }
+  return timeout_us > 0 ? timeout_us : 0;
 }
 
 void Server::Run() {
@@ -167,7 +176,9 @@ bool Server::RunOnce() {
     }
   }
 
-  // Clients whose pipelines were cut short by the per-turn limit continue now.
+  // Clients held by CLIENT PAUSE retry once it changed, before those cut short by the per-turn
+  // limit continue.
+  ResumePostponed();
   input_turn_.swap(pending_input_);
   for (Client* client : input_turn_) {
     client->flags &= ~kClientPendingInput;
@@ -178,13 +189,17 @@ bool Server::RunOnce() {
   for (uint64_t id : engine_.TakeCloseRequests()) {
     if (Client* client = engine_.FindClient(id)) Close(client, "killed");
   }
+  WakeOutputs();
   FlushPendingWrites();
 
   if (engine_.now_monotonic_us() >= next_cron_us_) {
     const int64_t hz = std::clamp<int64_t>(engine_.settings().hz, 1, 500);
     next_cron_us_ = engine_.now_monotonic_us() + 1000000 / hz;
-    engine_.Cron();
-    ClientsCron();
+    // DEBUG PAUSE-CRON stops the periodic work, as Redis's serverCron returns early.
+    if (!engine_.cron_paused()) {
+      engine_.Cron();
+      ClientsCron();
+    }
   }
   FreeClosed();
 
@@ -230,6 +245,7 @@ void Server::Accept(ListenerId listener) {
 }
 
 void Server::OnReadable(Client* client) {
+  engine_.stats().total_reads_processed++;
   QueryBuffer& query = client->query();
   const size_t limit = static_cast<size_t>(engine_.settings().client_query_buffer_limit);
   char* target = read_buffer_.get();
@@ -284,7 +300,9 @@ void Server::OnReadable(Client* client) {
     return;
   }
   const size_t consumed = ProcessCommands(client, target, result.bytes);
-  if (consumed < result.bytes && !(client->flags & (kClientCloseAsap | kClientCloseAfterReply))) {
+  // A held inline command has already put what was left into the query buffer.
+  if (consumed < result.bytes && !input_replaced_ &&
+      !(client->flags & (kClientCloseAsap | kClientCloseAfterReply))) {
     if (!query.Assign(target + consumed, result.bytes - consumed)) {
       Close(client, "out of memory for its query buffer");
     }
@@ -295,10 +313,12 @@ void Server::ProcessPendingInput(Client* client) {
   QueryBuffer& query = client->query();
   if (query.empty()) return;
   const size_t consumed = ProcessCommands(client, query.unread(), query.unread_size());
-  query.Consume(consumed);
+  if (!input_replaced_) query.Consume(consumed);
 }
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
+  input_replaced_ = false;
+  if (client->flags & kClientPostponed) return 0;
   const ConfigValues& settings = engine_.settings();
   size_t position = 0;
   size_t commands = 0;
@@ -334,7 +354,16 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
       break;
     }
     if (result == ParseResult::kCommand) {
-      engine_.Execute(*client, client->parser().args());
+      if (engine_.Execute(*client, client->parser().args()) == ExecuteResult::kPostponed) {
+        client->flags |= kClientPostponed;
+        postponed_.push_back(client);
+        // A multibulk command's bytes are intact: left unconsumed, they stay for the retry like a
+        // partial command. An inline one was unescaped in place and is kept re-encoded.
+        if (data[position] != '*') {
+          HoldInline(client, client->parser().args(), data, position + consumed, size);
+        }
+        break;
+      }
       commands++;
       CheckOutputLimits(client);
     }
@@ -342,6 +371,55 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   }
   if (!client->output().empty()) QueueWrite(client);
   return position;
+}
+
+void Server::HoldInline(Client* client, std::span<const std::string_view> args, char* data,
+                        size_t rest_at, size_t size) {
+  // Multibulk parses back to the same arguments; an inline line is at most 64 KiB, so this is
+  // small.
+  std::string command = "*" + Int64ToString(static_cast<int64_t>(args.size())) + "\r\n";
+  for (std::string_view arg : args) {
+    command += "$" + Int64ToString(static_cast<int64_t>(arg.size())) + "\r\n";
+    command.append(arg);
+    command += "\r\n";
+  }
+  QueryBuffer& query = client->query();
+  bool kept = false;
+  if (data == query.unread()) {
+    query.Consume(rest_at);
+    kept = query.Prepend(command.data(), command.size());
+  } else {
+    // From the shared read buffer: what follows is at most one read.
+    command.append(data + rest_at, size - rest_at);
+    kept = query.Assign(command.data(), command.size());
+  }
+  input_replaced_ = true;
+  if (!kept) Close(client, "out of memory for its query buffer");
+}
+
+void Server::ResumePostponed() {
+  engine_.pause_mode();  // lifts a pause whose time has passed
+  if (postponed_.empty() || engine_.pause_epoch() == resumed_pause_epoch_) return;
+  resumed_pause_epoch_ = engine_.pause_epoch();
+  for (Client* client : postponed_) {
+    client->flags &= ~kClientPostponed;
+    if (client->flags & kClientCloseAsap) continue;
+    if (!(client->flags & kClientPendingInput)) {
+      client->flags |= kClientPendingInput;
+      pending_input_.push_back(client);
+    }
+  }
+  postponed_.clear();
+}
+
+void Server::WakeOutputs() {
+  for (uint64_t id : engine_.TakeOutputWakeups()) {
+    Client* client = engine_.FindClient(id);
+    if (client == nullptr || !client->has_connection()) continue;
+    if (client->flags & kClientCloseAsap) continue;
+    CheckOutputLimits(client);
+    if (!client->output().empty()) QueueWrite(client);
+  }
 }
 
 void Server::CheckOutputLimits(Client* client) {
@@ -393,6 +471,7 @@ void Server::FlushPendingWrites() {
 void Server::OnWritable(Client* client) { Flush(client); }
 
 void Server::Flush(Client* client) {
+  engine_.stats().total_writes_processed++;
   OutputBuffer& output = client->output();
   ConstSlice slices[limits::kWriteSlicesMax];
   while (!output.empty()) {
@@ -460,6 +539,7 @@ void Server::FreeClosed() {
     network_.Close(client->conn());
     std::erase(pending_writes_, client);
     std::erase(pending_input_, client);
+    std::erase(postponed_, client);
     engine_.FreeClient(client);
   }
   closed_.clear();
@@ -472,6 +552,7 @@ void Server::ClientsCron() {
   const size_t hz = static_cast<size_t>(std::clamp<int64_t>(settings.hz, 1, 500));
   const size_t budget = std::min(clients.size(), std::max<size_t>(clients.size() / hz, 5));
   const int64_t now_ms = engine_.wall_ms();
+  engine_.BeginClientPeakRound();
   auto it = clients.upper_bound(cron_cursor_client_id_);
   for (size_t visited = 0; visited < budget; visited++) {
     if (it == clients.end()) it = clients.begin();
@@ -479,13 +560,19 @@ void Server::ClientsCron() {
     ++it;
     cron_cursor_client_id_ = client->id();
     if (!client->has_connection() || (client->flags & kClientCloseAsap)) continue;
-    if (settings.timeout_seconds > 0 &&
+    // Clients waiting on CLIENT PAUSE and MONITOR clients are never idle, as in Redis (blocked
+    // clients and replicas are exempt from the timeout).
+    const bool exempt = (client->flags & (kClientPostponed | kClientMonitor)) != 0;
+    if (!exempt && settings.timeout_seconds > 0 &&
         now_ms - client->last_interaction_ms > settings.timeout_seconds * 1000) {
       engine_.Log(LogLevel::kVerbose, "Closing idle client");
       Close(client, "idle timeout");
       continue;
     }
     client->query().ReleaseIfEmpty();
+    // Input: the query buffer's allocation; output: the replies held (INFO
+    // client_recent_max_input_buffer / output_buffer).
+    engine_.TrackClientBuffers(client->query().capacity(), client->output().pending_bytes());
     if (!client->output().empty()) CheckOutputLimits(client);
   }
 }
@@ -503,6 +590,7 @@ void Server::Shutdown() {
   clients_by_conn_.clear();
   pending_writes_.clear();
   pending_input_.clear();
+  postponed_.clear();
   closed_.clear();
 }
 

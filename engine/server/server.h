@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -63,6 +65,15 @@ class Server final : public ListenerControl {
   // Runs the complete commands in data[0, size); returns the bytes consumed.
   size_t ProcessCommands(Client* client, char* data, size_t size);
   void ProcessPendingInput(Client* client);
+  // CLIENT PAUSE holds the inline command `args`, parsed from data[0, rest_at) and unescaped in
+  // place: the client's query buffer becomes that command re-encoded as multibulk followed by
+  // data[rest_at, size). Sets input_replaced_ so that the caller leaves the buffer alone.
+  void HoldInline(Client* client, std::span<const std::string_view> args, char* data,
+                  size_t rest_at, size_t size);
+  // Lets the postponed clients try their commands again once the pause has changed.
+  void ResumePostponed();
+  // Queues the writes of clients that got replies outside their own commands (MONITOR lines).
+  void WakeOutputs();
   void QueueWrite(Client* client);
   void FlushPendingWrites();
   void Flush(Client* client);
@@ -72,7 +83,7 @@ class Server final : public ListenerControl {
   void FreeClosed();
   void ClientsCron();
   void Shutdown();
-  int64_t WaitTimeoutUs() const;
+  int64_t WaitTimeoutUs();
 
   Engine& engine_;
   Network& network_;
@@ -82,6 +93,9 @@ class Server final : public ListenerControl {
   std::vector<Client*> pending_input_;
   std::vector<Client*> input_turn_;  // pending_input_ being served (kept for its capacity)
   std::vector<Client*> closed_;
+  std::vector<Client*> postponed_;  // in the order their commands were held
+  bool input_replaced_ = false;     // the last ProcessCommands rebuilt the client's query buffer
+  uint64_t resumed_pause_epoch_ = 0;
   std::vector<Event> events_;
   std::unique_ptr<char[]> read_buffer_;  // shared by all clients: reads land here first
   int64_t next_cron_us_ = 0;

@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "engine/server/latency.h"
 
 namespace keel {
 
@@ -13,6 +16,9 @@ struct CommandStats {
   uint64_t usec = 0;
   uint64_t rejected_calls = 0;  // refused before running (arity, auth, OOM)
   uint64_t failed_calls = 0;    // ran and replied with an error
+  // Created at the first call while latency-tracking is on (INFO latencystats, LATENCY
+  // HISTOGRAM); freed by CONFIG RESETSTAT.
+  std::unique_ptr<LatencyHistogram> latency;
 };
 
 struct ServerStats {
@@ -29,7 +35,9 @@ struct ServerStats {
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
   uint64_t unexpected_error_replies = 0;
-  std::vector<CommandStats> commands;                   // by CommandSpec::id
+  uint64_t total_reads_processed = 0;   // reads from client connections, counted by the Server
+  uint64_t total_writes_processed = 0;  // writes to client connections, counted by the Server
+  std::vector<CommandStats> commands;   // by CommandSpec::id
   std::map<std::string, uint64_t, std::less<>> errors;  // by error code, sorted as INFO prints
 
   // Instantaneous rates, sampled by cron over the last 16 samples as Redis does.

@@ -24,9 +24,9 @@ import importlib
 import os
 import pkgutil
 
-from .common import Gen
+from .common import Gen, NEWER_THAN_REFERENCE
 
-__all__ = ["Gen", "load"]  # Gen is re-exported for the runner
+__all__ = ["Gen", "load", "NEWER_THAN_REFERENCE"]  # Gen is re-exported for the runner
 
 
 def _family_modules():

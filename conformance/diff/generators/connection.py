@@ -108,7 +108,54 @@ def client_help(gen):
     return gen.name("client|help")
 
 
+def client_kill(gen):
+    """Only forms that kill nobody: ids and addresses no connection has, and the errors."""
+    roll = gen.rng.random()
+    if roll < 0.25:
+        return gen.name("client|kill") + [gen.pick([b"10.9.8.7:1234", b"nosuch", b":0"])]
+    if roll < 0.8:
+        filters = []
+        for _ in range(gen.rng.randint(1, 3)):
+            which = gen.pick(["ID", "TYPE", "ADDR", "LADDR", "SKIPME", "USER"])
+            value = {"ID": b"%d" % gen.rng.randint(1000000, 2000000),
+                     "TYPE": gen.pick([b"master", b"replica", b"nosuch"]),
+                     "ADDR": b"10.9.8.7:1", "LADDR": b"10.9.8.7:2",
+                     "SKIPME": gen.pick([b"yes", b"no", b"maybe"]),
+                     "USER": gen.pick([b"nosuchuser", b"alice"])}[which]
+            filters += [gen.token(which), value]
+        # TYPE normal or USER default with nothing else would kill the runner's own connections.
+        return gen.name("client|kill") + filters + [gen.token("ID"), b"999999999"]
+    return gen.name("client|kill") + [gen.junk_word(), gen.junk_word()]
+
+
+def client_unpause(gen):
+    return gen.name("client|unpause") + ([] if gen.chance(0.95) else [gen.junk_word()])
+
+
+def client_no_evict(gen):
+    return gen.name("client|no-evict") + [gen.pick([b"on", b"OFF", b"maybe", b""])]
+
+
+def client_pause(gen):
+    return gen.name("client|pause") + [b"10"]
+
+
+def client_reply(gen):
+    return gen.name("client|reply") + [b"off"]
+
+
+def client_no_touch(gen):
+    return gen.name("client|no-touch") + [b"on"]
+
+
+def monitor(gen):
+    return [gen.token("monitor")]
+
+
 GENERATORS = {
+    "client|kill": (0.5, client_kill),
+    "client|unpause": (0.3, client_unpause),
+    "client|no-evict": (0.3, client_no_evict),
     "ping": (2, ping),
     "echo": (2, echo),
     "select": (4, select),
@@ -125,4 +172,12 @@ GENERATORS = {
 
 NOT_GENERATED = {
     "client|help": ("its text is a known gap (normalise.KNOWN_GAPS)", client_help),
+    "client|pause": ("would hold the runner's own connections (conformance/cases/servercmds.txt "
+                     "and the ServerTest unit tests cover it)", client_pause),
+    "client|reply": ("OFF and SKIP silence the very replies the runner compares (covered by the "
+                     "ServerTest unit tests)", client_reply),
+    "client|no-touch": ("a Redis 7.2 command, absent from the 7.0 reference server",
+                        client_no_touch),
+    "monitor": ("turns the connection into a monitor whose stream depends on the other "
+                "connections' timing (covered by the ServerTest unit tests)", monitor),
 }

@@ -207,7 +207,41 @@ def wrong_arity(gen):
         return gen.name(name) + [gen.key() for _ in range(count - words)]
 
 
+def time_(gen):
+    return [gen.token("time")] + ([] if gen.chance(0.95) else [gen.junk_word()])
+
+
+def debug(gen):
+    """DEBUG is refused alike by both servers with enable-debug-command no (the default)."""
+    sub = gen.pick([b"sleep", b"log", b"protocol", b"help", b"set-active-expire", b"nosuch"])
+    return [gen.token("debug"), gen.token(sub)] + [gen.value() for _ in range(gen.rng.randint(0, 2))]
+
+
+def slowlog_reset(gen):
+    return gen.name("slowlog|reset") + ([] if gen.chance(0.95) else [gen.junk_word()])
+
+
+def slowlog_help(gen):
+    return gen.name("slowlog|help")
+
+
+def slowlog_get(gen):
+    return gen.name("slowlog|get")
+
+
+def slowlog_len(gen):
+    return gen.name("slowlog|len")
+
+
+def latency(gen, sub):
+    return gen.name("latency|" + sub)
+
+
 GENERATORS = {
+    "time": (0.5, time_),
+    "debug": (0.5, debug),
+    "slowlog|reset": (0.3, slowlog_reset),
+    "slowlog|help": (0.2, slowlog_help),
     "dbsize": (2, dbsize),
     "flushdb": (0.3, flushdb),
     "flushall": (0.15, flushall),
@@ -230,6 +264,17 @@ GENERATORS = {
 }
 
 NOT_GENERATED = {
+    "slowlog|get": ("its entries depend on how long commands took", slowlog_get),
+    "slowlog|len": ("depends on how long commands took", slowlog_len),
+    "latency|latest": ("depends on how long commands took", lambda gen: latency(gen, "latest")),
+    "latency|history": ("depends on how long commands took",
+                        lambda gen: latency(gen, "history")),
+    "latency|histogram": ("depends on how long commands took",
+                          lambda gen: latency(gen, "histogram")),
+    "latency|reset": ("its count depends on how long commands took",
+                      lambda gen: latency(gen, "reset")),
+    "latency|help": ("its text is a known gap (normalise.KNOWN_GAPS)",
+                     lambda gen: latency(gen, "help")),
     "command": ("COMMAND alone lists Redis's whole command table; Keel has fewer commands until "
                 "every family is in (compared by name in conformance/cases/command.txt)",
                 command_whole_table),

@@ -1,0 +1,291 @@
+// DEBUG: the subcommands of Redis 7.0's DEBUG that Redis's test suite uses and that mean
+// something in Keel now: CHANGE-REPL-ID, ERROR, LOG, PROTOCOL, SET-ACTIVE-EXPIRE,
+// QUICKLIST-PACKED-THRESHOLD, SET-SKIP-CHECKSUM-VALIDATION, SLEEP, STRINGMATCH-TEST, PAUSE-CRON and
+// HELP. The ones that inspect the keyspace or persistence (OBJECT, RELOAD, DIGEST, ...) belong to
+// those features: each is one entry of kSubcommands. DEBUG itself is refused unless
+// enable-debug-command allows it (Engine::CheckAllowed).
+//
+// DEBUG SLEEP stops the whole server, as Redis's nanosleep does, through the environment: a Wait
+// that may not report events (capacity 0). The real environment sleeps; the simulator moves its
+// virtual clock, so the server serves nobody for the duration, the sleeping command's duration
+// (slow log, latency monitor, INFO) includes the sleep, and no thread blocks.
+#include <cstdlib>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "engine/base/glob.h"
+#include "engine/base/numbers.h"
+#include "engine/commands/context.h"
+#include "engine/server/config.h"
+
+namespace keel {
+namespace {
+
+// The text of an argument as C sees it: up to its first NUL byte.
+std::string CText(std::string_view text) { return std::string(text.substr(0, text.find('\0'))); }
+
+// C's atoi as glibc implements it (strtol, then truncated to int): leading spaces, a sign,
+// digits; anything else ends the number, and "" or "abc" are 0.
+int CAtoi(std::string_view text) {
+  const std::string c_text = CText(text);
+  return static_cast<int>(std::strtol(c_text.c_str(), nullptr, 10));
+}
+
+void DebugHelp(CommandContext& context);
+
+void DebugChangeReplId(CommandContext& context) {
+  context.engine.ChangeReplicationId();
+  context.reply.Ok();
+}
+
+void DebugError(CommandContext& context) {
+  // The argument verbatim as an error reply, newlines made spaces. Written as raw protocol, as
+  // Redis's addReplySds does, so it counts in no error statistics.
+  std::string error = "-" + std::string(context.arg(2));
+  for (char& c : error) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  error += "\r\n";
+  context.reply.Raw(error);
+}
+
+void DebugLog(CommandContext& context) {
+  context.engine.Log(LogLevel::kWarning, "DEBUG LOG: " + CText(context.arg(2)));
+  context.reply.Ok();
+}
+
+void DebugProtocol(CommandContext& context) {
+  // One test value of each RESP3 type, as Redis's client tests use them.
+  ReplyBuilder& reply = context.reply;
+  const std::string_view name = context.arg(2);
+  if (OptionIs(name, "string")) {
+    reply.Bulk("Hello World");
+  } else if (OptionIs(name, "integer")) {
+    reply.Integer(12345);
+  } else if (OptionIs(name, "double")) {
+    reply.Double(3.141);
+  } else if (OptionIs(name, "bignum")) {
+    reply.BigNumber("1234567999999999999999999999999999999");
+  } else if (OptionIs(name, "null")) {
+    reply.NullBulk();
+  } else if (OptionIs(name, "array")) {
+    reply.ArrayHeader(3);
+    for (int j = 0; j < 3; j++) reply.Integer(j);
+  } else if (OptionIs(name, "set")) {
+    reply.SetHeader(3);
+    for (int j = 0; j < 3; j++) reply.Integer(j);
+  } else if (OptionIs(name, "map")) {
+    reply.MapHeader(3);
+    for (int j = 0; j < 3; j++) {
+      reply.Integer(j);
+      reply.Boolean(j == 1);
+    }
+  } else if (OptionIs(name, "attrib")) {
+    if (reply.resp() >= 3) {
+      reply.AttributeHeader(1);
+      reply.Bulk("key-popularity");
+      reply.ArrayHeader(2);
+      reply.Bulk("key:123");
+      reply.Integer(90);
+    }
+    // An attribute only annotates: a real reply follows it.
+    reply.Bulk("Some real reply following the attribute");
+  } else if (OptionIs(name, "push")) {
+    if (reply.resp() < 3) {
+      reply.Error("ERR RESP2 is not supported by this command");
+      return;
+    }
+    reply.PushHeader(2);
+    reply.Bulk("server-cpu-usage");
+    reply.Integer(42);
+    // Push data is out of band: the command's own reply follows.
+    reply.Bulk("Some real reply following the push reply");
+  } else if (OptionIs(name, "true")) {
+    reply.Boolean(true);
+  } else if (OptionIs(name, "false")) {
+    reply.Boolean(false);
+  } else if (OptionIs(name, "verbatim")) {
+    reply.Verbatim("This is a verbatim\nstring");
+  } else {
+    reply.Error(
+        "ERR Wrong protocol type name. Please use one of the following: "
+        "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+  }
+}
+
+void DebugSetActiveExpire(CommandContext& context) {
+  context.engine.set_active_expire_enabled(CAtoi(context.arg(2)) != 0);
+  context.reply.Ok();
+}
+
+void DebugQuicklistPackedThreshold(CommandContext& context) {
+  // Redis's quicklistisSetPackedThreshold: up to 1 MiB under 4 GiB; 0 restores the default.
+  constexpr uint64_t kThresholdMax = (uint64_t{1} << 32) - (uint64_t{1} << 20);
+  uint64_t bytes = 0;
+  if (!ParseMemory(CText(context.arg(2)), &bytes) || bytes > kThresholdMax) {
+    context.reply.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+    return;
+  }
+  context.engine.set_quicklist_packed_threshold_bytes(
+      bytes == 0 ? Engine::kQuicklistPackedThresholdDefault : bytes);
+  context.reply.Ok();
+}
+
+void DebugSetSkipChecksumValidation(CommandContext& context) {
+  context.engine.set_skip_checksum_validation(CAtoi(context.arg(2)) != 0);
+  context.reply.Ok();
+}
+
+void DebugSleep(CommandContext& context) {
+  // Seconds as strtod reads them ("abc" is 0, "0.5" half a second). Redis converts them to a
+  // long long of microseconds; what is not a positive number in range sleeps not at all, as
+  // nanosleep refuses a negative time.
+  const double seconds = std::strtod(CText(context.arg(2)).c_str(), nullptr);
+  const double micros = seconds * 1e6;
+  if (micros >= 1.0 && micros < 9.2e18) {
+    Env& env = context.engine.env();
+    const int64_t deadline_us = env.clock().MonotonicUs() + static_cast<int64_t>(micros);
+    for (int64_t now_us = env.clock().MonotonicUs(); now_us < deadline_us;
+         now_us = env.clock().MonotonicUs()) {
+      env.Wait(deadline_us - now_us, nullptr, 0);
+    }
+  }
+  context.reply.Ok();
+}
+
+void DebugStringmatchTest(CommandContext& context) {
+  // Redis runs ten million random patterns against random strings and passes if it did not
+  // crash; this runs fewer, so that the server stalls for milliseconds rather than seconds.
+  constexpr int kCycles = 100000;
+  constexpr size_t kBytesMax = 32;
+  char text[kBytesMax];
+  char pattern[kBytesMax];
+  Rng& rng = context.engine.rng();
+  uint64_t matches = 0;
+  for (int cycle = 0; cycle < kCycles; cycle++) {
+    const size_t text_size = rng.Next() % kBytesMax;
+    const size_t pattern_size = rng.Next() % kBytesMax;
+    for (size_t j = 0; j < text_size; j++) text[j] = static_cast<char>(rng.Next() % 128);
+    for (size_t j = 0; j < pattern_size; j++) pattern[j] = static_cast<char>(rng.Next() % 128);
+    matches +=
+        GlobMatch(std::string_view(pattern, pattern_size), std::string_view(text, text_size));
+  }
+  (void)matches;
+  context.reply.SimpleString("Apparently Redis did not crash: test passed");
+}
+
+void DebugPauseCron(CommandContext& context) {
+  context.engine.set_cron_paused(CAtoi(context.arg(2)) != 0);
+  context.reply.Ok();
+}
+
+struct DebugSubcommand {
+  std::string_view name;
+  size_t argc_min;  // counting DEBUG and the subcommand
+  size_t argc_max;
+  void (*handler)(CommandContext& context);
+  std::initializer_list<std::string_view> help;  // its lines of DEBUG HELP
+};
+
+// In the order of Redis's DEBUG HELP, with Redis's texts.
+const DebugSubcommand kSubcommands[] = {
+    {"change-repl-id",
+     2,
+     2,
+     DebugChangeReplId,
+     {"CHANGE-REPL-ID", "    Change the replication IDs of the instance.",
+      "    Dangerous: should be used only for testing the replication subsystem."}},
+    {"error",
+     3,
+     3,
+     DebugError,
+     {"ERROR <string>",
+      "    Return a Redis protocol error with <string> as message. Useful for clients",
+      "    unit tests to simulate Redis errors."}},
+    {"log", 3, 3, DebugLog, {"LOG <message>", "    Write <message> to the server log."}},
+    {"protocol",
+     3,
+     3,
+     DebugProtocol,
+     {"PROTOCOL <type>",
+      "    Reply with a test value of the specified type. <type> can be: string,",
+      "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+      "    true, false."}},
+    {"set-active-expire",
+     3,
+     3,
+     DebugSetActiveExpire,
+     {"SET-ACTIVE-EXPIRE <0|1>",
+      "    Setting it to 0 disables expiring keys in background when they are not",
+      "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+      "    default."}},
+    {"quicklist-packed-threshold",
+     3,
+     3,
+     DebugQuicklistPackedThreshold,
+     {"QUICKLIST-PACKED-THRESHOLD <size>",
+      "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+      "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default."}},
+    {"set-skip-checksum-validation",
+     3,
+     3,
+     DebugSetSkipChecksumValidation,
+     {"SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+      "    Enables or disables checksum checks for RDB files and RESTORE's payload."}},
+    {"sleep",
+     3,
+     3,
+     DebugSleep,
+     {"SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed."}},
+    {"stringmatch-test",
+     2,
+     2,
+     DebugStringmatchTest,
+     {"STRINGMATCH-TEST", "    Run a fuzz tester against the stringmatchlen() function."}},
+    {"pause-cron",
+     3,
+     3,
+     DebugPauseCron,
+     {"PAUSE-CRON <0|1>", "    Stop periodic cron job processing."}},
+    {"help", 2, 2, DebugHelp, {"HELP", "    Prints this help."}},
+};
+
+void DebugHelp(CommandContext& context) {
+  std::vector<std::string_view> lines = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"};
+  for (const DebugSubcommand& sub : kSubcommands) lines.insert(lines.end(), sub.help);
+  context.reply.ArrayHeader(lines.size());
+  for (std::string_view line : lines) context.reply.SimpleString(line);
+}
+
+void CmdDebug(CommandContext& context) {
+  for (const DebugSubcommand& sub : kSubcommands) {
+    if (!OptionIs(context.arg(1), sub.name)) continue;
+    if (context.argc() < sub.argc_min || context.argc() > sub.argc_max) break;
+    sub.handler(context);
+    return;
+  }
+  context.reply.Error(SubcommandSyntaxError(context.arg(0), context.arg(1)));
+}
+
+constexpr CommandDef kDebugCommands[] = {
+    {.name = "debug",
+     .arity = -2,
+     .flags = "admin noscript loading stale protected",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "1.0.0",
+     .complexity = "Depends on subcommand.",
+     .summary = "A container for debugging commands",
+     .args = "",
+     .handler = CmdDebug,
+     .doc_flags = "syscmd"},
+};
+
+}  // namespace
+
+void RegisterDebugCommands(Registry& registry) { registry.Add(kDebugCommands); }
+
+}  // namespace keel
