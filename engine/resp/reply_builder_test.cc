@@ -22,8 +22,6 @@
 namespace keel {
 namespace {
 
-inline void PrintTo(const RespValue& value, std::ostream* out) { *out << value.ToString(); }
-
 class RecordingObserver : public ErrorObserver {
  public:
   void OnErrorReply(std::string_view code) override { codes.emplace_back(code); }

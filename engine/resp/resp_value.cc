@@ -1,6 +1,7 @@
 #include "engine/resp/resp_value.h"
 
 #include <cstdlib>
+#include <ostream>
 
 #include "engine/base/numbers.h"
 
@@ -363,5 +364,7 @@ DecodeStatus DecodeResp(std::string_view bytes, RespValue* value, size_t* consum
   }
   return status;
 }
+
+void PrintTo(const RespValue& value, std::ostream* out) { *out << value.ToString(); }
 
 }  // namespace keel

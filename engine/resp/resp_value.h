@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,5 +68,8 @@ struct DecodeLimits {
 // Decodes one value from the start of `bytes`. On kOk sets *consumed and *value.
 DecodeStatus DecodeResp(std::string_view bytes, RespValue* value, size_t* consumed,
                         const DecodeLimits& limits = DecodeLimits());
+
+// Lets GoogleTest print a RespValue in a failed assertion (found by argument-dependent lookup).
+void PrintTo(const RespValue& value, std::ostream* out);
 
 }  // namespace keel

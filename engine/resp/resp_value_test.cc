@@ -15,8 +15,6 @@
 namespace keel {
 namespace {
 
-inline void PrintTo(const RespValue& value, std::ostream* out) { *out << value.ToString(); }
-
 struct Decoded {
   DecodeStatus status;
   RespValue value;
