@@ -1,6 +1,7 @@
 #include "engine/commands/registry.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "engine/base/assert.h"
 #include "engine/base/numbers.h"
@@ -28,13 +29,23 @@ const Registry& Registry::Builtin() {
 }
 
 uint64_t Registry::HashName(std::string_view name) {
-  // FNV-1a over case-folded bytes: command names are short, and this needs no copy.
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : name) {
-    hash ^= static_cast<unsigned char>(AsciiToLower(c));
-    hash *= 0x100000001b3ull;
+  // Case folding by OR-ing 0x20 into every byte: it lowercases letters and maps the other bytes
+  // of command names consistently, which is all a hash needs (Find compares exactly afterwards).
+  // Eight bytes per step, with no copy of the name.
+  uint64_t hash = 0xcbf29ce484222325ull ^ name.size();
+  size_t i = 0;
+  for (; i + 8 <= name.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, name.data() + i, 8);
+    hash = (hash ^ (word | 0x2020202020202020ull)) * 0x9e3779b97f4a7c15ull;
+    hash ^= hash >> 29;
   }
-  return hash;
+  uint64_t tail = 0;
+  for (size_t shift = 0; i < name.size(); i++, shift += 8) {
+    tail |= static_cast<uint64_t>(static_cast<unsigned char>(name[i]) | 0x20) << shift;
+  }
+  hash = (hash ^ tail) * 0x9e3779b97f4a7c15ull;
+  return hash ^ (hash >> 32);
 }
 
 void Registry::Add(std::span<const CommandDef> defs) {

@@ -47,7 +47,15 @@ size_t Database::table_bytes() const {
 
 Entry* Database::Find(std::string_view key, uint64_t hash) {
   KEEL_DASSERT(hash == Hash(key));
-  return TableFor(hash).Find(key, hash);
+  if (last_found_ != nullptr && last_found_hash_ == hash && last_found_->key() == key) {
+    return last_found_;
+  }
+  Entry* entry = TableFor(hash).Find(key, hash);
+  if (entry != nullptr) {
+    last_found_ = entry;
+    last_found_hash_ = hash;
+  }
+  return entry;
 }
 
 Entry* Database::NewEntry(ValueType type, ObjectEncoding encoding, std::string_view key,
@@ -62,7 +70,10 @@ Entry* Database::NewEntry(ValueType type, ObjectEncoding encoding, std::string_v
   return entry;
 }
 
-void Database::FreeEntry(Entry* entry) { slab_.Deallocate(entry, entry->allocation_bytes()); }
+void Database::FreeEntry(Entry* entry) {
+  if (entry == last_found_) last_found_ = nullptr;
+  slab_.Deallocate(entry, entry->allocation_bytes());
+}
 
 void Database::TrackExpiry(Entry* entry) {
   KEEL_DASSERT(entry->has_expiry());
@@ -110,7 +121,7 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
                                          std::string_view value, int64_t expire_at_ms,
                                          ObjectEncoding encoding) {
   KEEL_DASSERT(hash == Hash(key));
-  Entry* old = TableFor(hash).Find(key, hash);
+  Entry* old = Find(key, hash);
   const bool has_expiry = expire_at_ms != kNoExpiry;
   if (old != nullptr && old->type() == ValueType::kString && old->value_size() == value.size() &&
       old->has_expiry() == has_expiry) {
@@ -184,6 +195,7 @@ bool Database::Erase(std::string_view key, uint64_t hash) {
 }
 
 void Database::Clear() {
+  last_found_ = nullptr;
   ForEach([this](Entry& entry) { slab_.Deallocate(&entry, entry.allocation_bytes()); });
   volatile_.clear();
   volatile_.shrink_to_fit();

@@ -145,6 +145,10 @@ class Database {
   uint64_t boundary_ = 0;           // while resizing: hashes below it live in next_
   size_t migrated_slot_ = 0;        // while resizing: main_'s slots below it are moved
   std::vector<Entry*> volatile_;    // entries with an expiry (each knows its index)
+  // The last entry Find returned: a command that looks a key up and then writes it (SET, INCR,
+  // APPEND, ...) finds it again without probing. Cleared when that entry is freed.
+  Entry* last_found_ = nullptr;
+  uint64_t last_found_hash_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -82,6 +82,13 @@ bool KeyTable::Insert(Entry* entry, uint64_t hash, HashFunction rehash, const vo
   KEEL_ASSERT(slots_ != nullptr);
   const size_t home = HomeSlot(hash, homes_);
   const size_t end = slot_count();
+  if (slots_[home] == 0) {
+    // No run crosses an empty slot, so every entry after it belongs after it: the new entry can
+    // take its home directly (most inserts while a resize moves keys in hash order).
+    slots_[home] = MakeSlot(entry, 0, TagOf(hash));
+    size_++;
+    return true;
+  }
   // The new entry goes after every entry whose home is at or before its own.
   size_t position = home;
   while (position < end && slots_[position] != 0 && HomeOf(position, rehash, context) <= home) {

@@ -246,7 +246,13 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
 
 ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view> args) {
   bool unknown_subcommand = false;
-  const CommandSpec* spec = registry_.Resolve(args, &unknown_subcommand);
+  // Pipelines repeat a command: one comparison with the client's previous command (a plain,
+  // top-level one) saves the hash lookup.
+  const CommandSpec* spec = client.last_command;
+  if (spec == nullptr || spec->parent != nullptr || spec->is_container() ||
+      !EqualsIgnoreCase(spec->name, args[0])) {
+    spec = registry_.Resolve(args, &unknown_subcommand);
+  }
   // As in Redis, the client's last command (CLIENT LIST's cmd=) is what the lookup found, before
   // any check: NULL for an unknown command, the command itself when it is then rejected.
   client.last_command = spec;
