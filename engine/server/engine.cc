@@ -137,6 +137,16 @@ void Engine::RejectUnknown(Client& client, std::span<const std::string_view> arg
 
 void Engine::Execute(Client& client, std::span<const std::string_view> args) {
   KEEL_DASSERT(!args.empty());
+  if (command_observer_ == nullptr) {
+    ExecuteChecked(client, args);
+    return;
+  }
+  command_observer_->BeforeCommand(client, args);
+  ExecuteChecked(client, args);
+  command_observer_->AfterCommand(client);
+}
+
+void Engine::ExecuteChecked(Client& client, std::span<const std::string_view> args) {
   bool unknown_subcommand = false;
   const CommandSpec* spec = registry_.Resolve(args, &unknown_subcommand);
   if (spec == nullptr) {

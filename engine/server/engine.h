@@ -46,6 +46,18 @@ class ListenerControl {
   virtual Status Rebind(const ConfigValues& next) = 0;
 };
 
+// Watches every command the engine executes, in execution order: the simulator's oracle follows
+// the engine's interleaving of clients through it (it checks each command against what its client
+// sent, and predicts the reply with a reference model). An observer must not change the engine.
+class CommandObserver {
+ public:
+  virtual ~CommandObserver() = default;
+  // Every parsed command, before the arity, authentication and memory checks.
+  virtual void BeforeCommand(const Client& client, std::span<const std::string_view> args) = 0;
+  // After the command's reply (if any) was added to the client's output.
+  virtual void AfterCommand(const Client& client) = 0;
+};
+
 class Engine : public ErrorObserver {
  public:
   Engine(Env& env, Config config, StartupInfo startup = {});
@@ -85,6 +97,9 @@ class Engine : public ErrorObserver {
   void BeginTimeSlice();
   void Execute(Client& client, std::span<const std::string_view> args);
 
+  // At most one observer (nullptr: none); it must outlive its registration.
+  void set_command_observer(CommandObserver* observer) { command_observer_ = observer; }
+
   // The command-time snapshot: wall-clock milliseconds at the start of the running command (the
   // time all its expiry decisions use), and the monotonic microseconds of the same instant.
   int64_t command_time_ms() const { return command_wall_ms_; }
@@ -121,6 +136,7 @@ class Engine : public ErrorObserver {
   void RejectUnknown(Client& client, std::span<const std::string_view> args,
                      bool unknown_subcommand);
   void Reject(Client& client, const CommandSpec* spec, std::string_view error);
+  void ExecuteChecked(Client& client, std::span<const std::string_view> args);
 
   Env& env_;
   MemoryAccountant memory_;
@@ -136,6 +152,7 @@ class Engine : public ErrorObserver {
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;
   ListenerControl* listener_control_ = nullptr;
+  CommandObserver* command_observer_ = nullptr;
 
   int64_t mono_anchor_us_ = 0;
   int64_t wall_anchor_us_ = 0;
