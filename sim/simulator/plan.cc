@@ -103,19 +103,17 @@ std::string RunPlan::Describe() const {
   return text;
 }
 
-RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
-  // The plan has its own stream: the run's other streams (network splits, faults, workload) start
-  // from the seed too but never depend on how many draws the plan made.
-  Rng rng(seed ^ 0x706c616e706c616eull);
-  RunPlan plan;
-  plan.seed = seed;
+namespace {
+
+// Who runs what: clients, fault classes, pipelines, command mix, key space.
+void DrawWorkload(Rng& rng, RunPlan& plan) {
   plan.clients = static_cast<int>(1 + rng.Below(rng.Below(4) == 0 ? 12 : 5));
-  plan.ops = overrides.ops_default.value_or(kOpsDefault);
   plan.faults = static_cast<uint32_t>(rng.Below(kFaultAll + 1));
   if (rng.Below(4) == 0) plan.faults = kFaultAll;  // a quarter of the seeds get every fault class
   const int depth_max = Pick(rng, {1, 2, 4, 16, 64});
-  for (int i = 0; i < 16; i++)
+  for (int i = 0; i < kClientsMax; i++) {
     plan.pipeline_max.push_back(static_cast<int>(1 + rng.Below(depth_max)));
+  }
   for (size_t i = 0; i < workload::Families().size(); i++) {
     plan.family_weights.push_back(static_cast<uint32_t>(rng.Below(4) == 0 ? 0 : 1 + rng.Below(10)));
   }
@@ -127,7 +125,10 @@ RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
   plan.space.value_bytes_max = Pick(rng, {size_t{0}, size_t{4}, size_t{16}, size_t{200}});
   plan.space.large_value_per_million = SwarmPerMillion(rng, 50'000);
   plan.server_iterations_max = static_cast<int>(1 + rng.Below(3));
+}
 
+// How the network splits bytes, and how often each fault fires.
+void DrawFaults(Rng& rng, RunPlan& plan) {
   plan.read_bytes_max = Pick(rng, {size_t{1}, size_t{3}, size_t{7}, size_t{64}, size_t{1000}});
   plan.write_bytes_max = Pick(rng, {size_t{1}, size_t{5}, size_t{16}, size_t{300}, size_t{5000}});
   plan.send_bytes_max = Pick(rng, {size_t{1}, size_t{4}, size_t{50}, size_t{1000}});
@@ -139,17 +140,56 @@ RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
   plan.timer_late_us_max = static_cast<int64_t>(rng.Below(2) == 0 ? 0 : 1 + rng.Below(300'000));
   plan.memory_soft_limit_bytes = 1 + rng.Below(512 * 1024);
   plan.memory_refusal_per_million = SwarmPerMillion(rng, 200'000);
+}
+
+// The server's configuration and how time moves.
+void DrawServer(Rng& rng, RunPlan& plan) {
   plan.maxmemory_bytes =
       rng.Below(5) == 0 ? static_cast<int64_t>(64 * 1024 + rng.Below(512 * 1024)) : 0;
-  plan.output_hard_bytes =
-      rng.Below(5) == 0 ? static_cast<int64_t>(8 * 1024 + rng.Below(128 * 1024)) : 0;
+  // A hard output limit low enough that a pipeline of GETs, or a slow reader, passes it.
+  if (rng.Below(4) == 0) {
+    plan.output_hard_bytes =
+        Pick(rng, {int64_t{512}, int64_t{2048}, int64_t{8192}, int64_t{32768}}) +
+        static_cast<int64_t>(rng.Below(1024));
+    plan.space.value_bytes_max = std::max<size_t>(plan.space.value_bytes_max, 200);
+  }
   plan.hz = Pick(rng, {int64_t{1}, int64_t{10}, int64_t{100}});
   plan.step_us_max = Pick(rng, {int64_t{100}, int64_t{1000}, int64_t{5000}});
+}
 
-  if (overrides.clients) plan.clients = std::clamp(*overrides.clients, 1, 16);
+// With an output limit, make sure something pushes against it: slow readers, pipelines deep
+// enough and values large enough that replies pile up past the limit.
+void AddOutputPressure(RunPlan& plan) {
+  if (plan.output_hard_bytes == 0) return;
+  plan.faults |= kFaultSlow;
+  plan.slow_client_per_million = std::max<uint32_t>(plan.slow_client_per_million, 500'000);
+  for (int& depth : plan.pipeline_max) depth = std::max(depth, 8 + depth % 24);
+  plan.space.large_value_per_million =
+      std::max<uint32_t>(plan.space.large_value_per_million, 100'000);
+  plan.family_weights[0] = std::max<uint32_t>(plan.family_weights[0], 5);  // GETs of them
+  // Splits small enough to forbid large values would take the pressure away.
+  for (size_t* split : {&plan.read_bytes_max, &plan.write_bytes_max, &plan.send_bytes_max}) {
+    if (*split != 0 && *split < 256) *split = 256 + *split * 100;
+  }
+}
+
+}  // namespace
+
+RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
+  // The plan has its own stream: the run's other streams (network splits, faults, workload) start
+  // from the seed too but never depend on how many draws the plan made.
+  Rng rng(seed ^ 0x706c616e706c616eull);
+  RunPlan plan;
+  plan.seed = seed;
+  plan.ops = overrides.ops_default.value_or(kOpsDefault);
+  DrawWorkload(rng, plan);
+  DrawFaults(rng, plan);
+  DrawServer(rng, plan);
+  AddOutputPressure(plan);
+
+  if (overrides.clients) plan.clients = std::clamp(*overrides.clients, 1, kClientsMax);
   if (overrides.ops) plan.ops = std::max(*overrides.ops, 0);
   if (overrides.faults) plan.faults &= *overrides.faults;
-  plan.clients = std::min(plan.clients, 16);
   // Large values only travel with splits of a few hundred bytes or more: a 40 KiB reply written a
   // byte per loop iteration would take longer than the liveness bound allows for any reply.
   const auto tiny = [](size_t split) { return split != 0 && split < 256; };

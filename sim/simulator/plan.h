@@ -75,8 +75,11 @@ struct RunPlan {
   std::string ReplayArgs(const RunOverrides& overrides) const;
 };
 
+// Clients a run may have (the plan draws a pipeline depth for each).
+inline constexpr int kClientsMax = 16;
+
 // The default run size of a seed when nothing overrides it (the CI sweep's size).
-inline constexpr int kOpsDefault = 400;
+inline constexpr int kOpsDefault = 1000;
 
 RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides);
 

@@ -175,7 +175,8 @@ void Simulation::Connect(SimulatedClient& client) {
   oracle_->Open(client.conn, next_client_id_++);
   client.slow = faults(kFaultSlow) && Chance(plan_.slow_client_per_million);
   if (client.slow) {
-    client.window_bytes = static_cast<size_t>(workload::Between(client_rng_, 256, 16384));
+    // From a few replies' worth to a few large values' worth (a log-uniform choice).
+    client.window_bytes = size_t{256} << (2 * client_rng_.Below(4));
     env_.sim_network().SetClientBufferBytesMax(client.conn, client.window_bytes);
   }
 }
@@ -342,9 +343,11 @@ void Simulation::NoticeCloses(uint64_t refused_before, uint64_t limit_closes_bef
       record.close_reason = ConnectionRecord::CloseReason::kQuit;
     } else if (refused) {
       record.close_reason = ConnectionRecord::CloseReason::kFault;
+      trace_.Record(TraceKind::kNote, id, 0, "closed by the server after a refused allocation");
     } else if (limit_closes > 0) {
       limit_closes--;
       record.close_reason = ConnectionRecord::CloseReason::kFault;
+      trace_.Record(TraceKind::kNote, id, 0, "closed by the server: output buffer limit");
     } else {
       Fail("the server closed connection " + std::to_string(id) +
            " without a reason: no QUIT, no refused allocation, no output buffer limit");

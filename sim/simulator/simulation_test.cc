@@ -197,6 +197,23 @@ TEST_F(OracleTest, ACommandOutOfOrderIsReported) {
       << oracle_.failure();
 }
 
+TEST_F(OracleTest, ARefusedSetIsFollowedWhicheverOutcomeTheEngineTook) {
+  oracle_.Sent(kConn, {"SET", "k", "first"});
+  Run({"SET", "k", "first"});
+  oracle_.Received(kConn, RespValue::Simple("OK"), "+OK\r\n");
+  // From now on every allocation is refused: a longer value cannot be stored.
+  env_.sim_memory().set_refusal(env_.sim_memory().used_bytes(), 1'000'000);
+  oracle_.Sent(kConn, {"SET", "k", "a longer value", "GET"});
+  oracle_.Sent(kConn, {"SET", "other", "v"});
+  Run({"SET", "k", "a longer value", "GET"});
+  Run({"SET", "other", "v"});
+  oracle_.Received(kConn, RespValue::Bulk("first"), "$5\r\nfirst\r\n");
+  oracle_.Received(kConn, RespValue::Error(model::kOomError), "-OOM\r\n");
+  EXPECT_EQ(oracle_.failure(), "");
+  EXPECT_EQ(oracle_.model().db(0).at("k").string, "first");
+  EXPECT_EQ(oracle_.model().db(0).count("other"), 0u);
+}
+
 TEST_F(OracleTest, AKeyspaceThatDriftsFromTheModelIsFound) {
   oracle_.Sent(kConn, {"SET", "k", "v"});
   Run({"SET", "k", "v"});

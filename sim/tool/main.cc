@@ -7,6 +7,8 @@
 //   same trace?
 //
 // Run options for all: --clients C, --ops K, --faults LIST|all|none, --no-shrink.
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -217,7 +219,15 @@ int CheckDeterminism(const Arguments& arguments) {
   const RunPlan plan = DrawPlan(arguments.seed, arguments.overrides);
   const RunResult first = Simulate(plan);
   const RunResult second = Simulate(plan);
-  const std::string command = "/proc/self/exe " + plan.ReplayArgs(arguments.overrides) +
+  // This very binary (popen's shell would be /proc/self/exe for the child).
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) {
+    std::fprintf(stderr, "keel-sim: cannot find its own executable\n");
+    return 2;
+  }
+  const std::string command = std::string(self, static_cast<size_t>(length)) + " " +
+                              plan.ReplayArgs(arguments.overrides) +
                               " --print-hash --no-shrink 2>/dev/null";
   std::FILE* pipe = popen(command.c_str(), "r");
   uint64_t hash = 0;
