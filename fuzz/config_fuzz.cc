@@ -26,6 +26,9 @@ void ConfigOneInput(const uint8_t* data, size_t size) {
   }
   // Whatever loaded, every parameter reads back, and CONFIG SET of the value CONFIG GET printed
   // is accepted and changes nothing.
+  // One copy serves every parameter: setting a value that was just read back changes nothing
+  // (which is what is checked), and a refused set changes nothing either.
+  Config copy = config;
   for (const ConfigParam& param : ConfigTable()) {
     const std::string value = config.Get(param);
     // "dir" is "" until keel-server fills in its working directory (the engine cannot ask the
@@ -33,7 +36,6 @@ void ConfigOneInput(const uint8_t* data, size_t size) {
     if (param.name == "dir" && value.empty()) continue;
     // Immutable parameters are refused by CONFIG SET whatever the value.
     if (param.flags & kConfigImmutable) continue;
-    Config copy = config;
     std::string message;
     const bool accepted = copy.SetFromCommand(param, value, &message);
     if (!accepted) {

@@ -12,6 +12,7 @@
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/db/database.h"
 #include "engine/resp/reply_builder.h"
 #include "engine/resp/request_parser.h"
 #include "engine/server/engine.h"
@@ -78,7 +79,9 @@ BENCHMARK(BM_RegistryLookup);
 void BM_KeyspaceSetExisting(benchmark::State& state) {
   sim::SimEnv env(1);
   MemoryAccountant memory(env.memory());
-  Database db(memory, 42);
+  SlabAllocator slab(memory);
+  AccessClock clock;
+  Database db(memory, slab, clock, 42);
   const int keys = static_cast<int>(state.range(0));
   std::vector<std::string> names;
   for (int i = 0; i < keys; i++) names.push_back("key:" + std::to_string(100000000000 + i));
@@ -94,7 +97,9 @@ BENCHMARK(BM_KeyspaceSetExisting)->Arg(1000)->Arg(1000000);
 void BM_KeyspaceFind(benchmark::State& state) {
   sim::SimEnv env(1);
   MemoryAccountant memory(env.memory());
-  Database db(memory, 42);
+  SlabAllocator slab(memory);
+  AccessClock clock;
+  Database db(memory, slab, clock, 42);
   const int keys = static_cast<int>(state.range(0));
   std::vector<std::string> names;
   for (int i = 0; i < keys; i++) names.push_back("key:" + std::to_string(100000000000 + i));

@@ -109,3 +109,38 @@ def load(path):
                 raise CaseError("%s:%d: %s" % (path, number, error)) from None
             cases.append(Case(path, number, stripped, args, block))
     return cases
+
+
+_SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                  b"-_.:|*?[]{}@+/=,!~^%$&()<>;#")
+_QUOTE_ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t", 0x08: b"\\b", 0x07: b"\\a",
+                  0x22: b'\\"', 0x5C: b"\\\\"}
+
+
+def quote_arg(arg):
+    """One argument as a case-file word: bare when that is unambiguous, else double-quoted with
+    escapes (split_args reads it back to the same bytes)."""
+    if arg and all(c in _SAFE for c in arg) and arg[0] not in b"#'\"":
+        return arg.decode("ascii")
+    out = bytearray(b'"')
+    for c in arg:
+        if c in _QUOTE_ESCAPES:
+            out += _QUOTE_ESCAPES[c]
+        elif 0x20 <= c < 0x7F:
+            out.append(c)
+        else:
+            out += b"\\x%02x" % c
+    out += b'"'
+    return out.decode("ascii")
+
+
+def quote(args, arg_bytes_max=None):
+    """A command as one case-file line. With arg_bytes_max, a longer argument is shown by its
+    length and first bytes (for reports; such a line does not read back)."""
+    words = []
+    for arg in args:
+        if arg_bytes_max is not None and len(arg) > arg_bytes_max:
+            words.append("<%d bytes: %s...>" % (len(arg), quote_arg(arg[:arg_bytes_max // 2])))
+        else:
+            words.append(quote_arg(arg))
+    return " ".join(words)

@@ -18,23 +18,20 @@ import argparse
 import difflib
 import os
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import casefile  # noqa: E402
 import normalise  # noqa: E402
 import resp  # noqa: E402
+import servers  # noqa: E402
 
-READY_TIMEOUT_S = 20.0   # an ASan build takes a moment to start
 REPLY_TIMEOUT_S = 10.0
-STOP_TIMEOUT_S = 20.0
 CLOSED = b"<connection closed>"
 NO_REPLY = b"<no reply within %d s>" % REPLY_TIMEOUT_S
 SKIP = 77
@@ -49,78 +46,26 @@ class ServerGone(Exception):
     that shut it down)."""
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Server:
-    """One server process on a free loopback port, ready once it answers PING."""
+class Server(servers.ServerProcess):
+    """One server process on a free loopback port (conformance/lib/servers.py), with the runner's
+    error semantics: a failed start is a SetupError, a stop reports the exit status."""
 
     def __init__(self, label, binary, workdir):
+        super().__init__(binary, name=label, workdir=workdir)
         self.label = label
-        self.binary = binary
-        self.workdir = workdir
-        self.process = None
-        self.port = None
-        self.log_path = os.path.join(workdir, label + ".log")
 
     def start(self):
-        # A free port can be taken by someone else before the server binds it: then the server
-        # exits, and another port is tried.
-        for _ in range(5):
-            self.port = free_port()
-            with open(self.log_path, "ab") as log:
-                self.process = subprocess.Popen(
-                    [self.binary, "--port", str(self.port), "--save", "", "--appendonly", "no"],
-                    cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-            if self._wait_ready():
-                return
-            self.stop()
-        raise SetupError("%s did not start; see its log:\n%s" % (self.label, self.log_tail()))
-
-    def _wait_ready(self):
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
-                    sock.sendall(resp.encode_command([b"PING"]))
-                    raw, _ = resp.read_reply(resp.Reader(sock))
-                    if raw == b"+PONG\r\n":
-                        return True
-                    raise SetupError("%s answered PING with %r" % (self.label, raw))
-            except (OSError, resp.Closed, resp.Timeout):
-                pass
-            # Not listening yet: wait on the process rather than sleeping, so that a server that
-            # exits (a taken port, a bad option) is noticed at once.
-            try:
-                self.process.wait(timeout=0.02)
-                return False
-            except subprocess.TimeoutExpired:
-                pass
-        return False
+        try:
+            return super().start()
+        except servers.StartError as error:
+            raise SetupError(str(error)) from None
 
     def stop(self):
         """Stops the server and returns its exit status (None if it was not running)."""
-        if self.process is None:
-            return None
-        process, self.process = self.process, None
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
         try:
-            return process.wait(timeout=STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            return "killed after %d s" % STOP_TIMEOUT_S
-
-    def log_tail(self, lines=40):
-        try:
-            with open(self.log_path, "rb") as log:
-                return b"\n".join(log.read().splitlines()[-lines:]).decode("utf-8", "replace")
-        except OSError:
-            return ""
+            return super().stop()
+        except servers.StopTimeout:
+            return "killed after %d s" % servers.STOP_TIMEOUT_S
 
 
 class Connection:
@@ -137,10 +82,24 @@ class Connection:
 
     def call(self, args):
         """Returns (raw reply bytes, parsed Value or None)."""
+        self.send(args)
+        return self.receive()
+
+    def send(self, args):
+        """Sends one command; its reply is read by receive(). Sending to both servers before
+        reading lets them work at the same time."""
+        if self.closed:
+            return
+        try:
+            self.sock.sendall(resp.encode_command(args))
+        except OSError:
+            self.closed = True
+
+    def receive(self):
+        """Returns (raw reply bytes, parsed Value or None) of the next reply."""
         if self.closed:
             return CLOSED, None
         try:
-            self.sock.sendall(resp.encode_command(args))
             return resp.read_reply(self.reader)
         except (resp.Closed, OSError):
             self.closed = True
@@ -148,6 +107,18 @@ class Connection:
         except resp.Timeout:
             self.closed = True  # the stream position is unknown now
             return NO_REPLY, None
+
+    def wait_closed(self):
+        """Waits (at most REPLY_TIMEOUT_S) until the server closes the connection, as it does
+        after QUIT; returns False if it did not."""
+        try:
+            while self.sock.recv(65536):
+                pass
+            return True
+        except ConnectionResetError:
+            return True
+        except OSError:
+            return False
 
     def call_ok(self, args, expected):
         raw, _ = self.call(args)
@@ -342,8 +313,8 @@ def main():
         server_trouble = True
     if differences:
         status = status or 1
-    for gap in normalise.KNOWN_GAPS:
-        print("known gap: %s" % gap)
+    for command, gap in sorted(normalise.KNOWN_GAPS.items()):
+        print("known gap: %s: %s" % (command.upper().replace("|", " "), gap))
     print("%d files, %d replies compared, %d difference%s" % (
         len(files), compared, len(differences), "" if len(differences) == 1 else "s"))
     if server_trouble:

@@ -1,11 +1,16 @@
 """Unit tests of the differential runner's parts: case-file quoting, the RESP reader and writer,
-and the normalisers. Run: python3 -m unittest test_diff (from this directory)."""
+the normalisers, and the random run's generators and table. Run: python3 -m unittest test_diff
+(from this directory)."""
 
+import random
+import re
 import socket
 import unittest
 
 import casefile
+import generators
 import normalise
+import random_run
 import resp
 
 
@@ -34,6 +39,16 @@ class SplitArgsTest(unittest.TestCase):
         for line in ['echo "open', "echo 'open", 'echo "a"b', "echo 'a'b"]:
             with self.assertRaises(casefile.CaseError, msg=line):
                 casefile.split_args(line)
+
+    def test_quote_reads_back(self):
+        self.assertEqual(casefile.quote([b"set", b"k", b"a b", b"\x00\r\n", b""]),
+                         'set k "a b" "\\x00\\r\\n" ""')
+        rng = random.Random(7)
+        for _ in range(500):
+            args = [bytes(rng.randrange(256) for _ in range(rng.randint(0, 6)))
+                    for _ in range(rng.randint(1, 4))]
+            self.assertEqual(casefile.split_args(casefile.quote(args)), args)
+        self.assertEqual(casefile.quote([b"echo", b"x" * 50], 10), 'echo <50 bytes: xxxxx...>')
 
 
 class RespTest(unittest.TestCase):
@@ -88,9 +103,134 @@ class NormaliseTest(unittest.TestCase):
         raw = b"*2\r\n$1\r\nb\r\n$1\r\na\r\n"
         self.assertEqual(self.normalised(["command", "list"], raw),
                          b"*2\r\n$1\r\na\r\n$1\r\nb\r\n")
-        self.assertIsNone(normalise.normaliser_for([b"command", b"info", b"get"]))
         self.assertIsNone(normalise.normaliser_for([b"command", b"getkeys", b"del", b"b", b"a"]))
         self.assertIsNone(normalise.normaliser_for([b"get", b"k"]))
+
+    def info_entry(self, name, subcommands=b"*0\r\n"):
+        # name, arity, flags, first, last, step, categories, tips, key specs, subcommands
+        return (b"*10\r\n$%d\r\n%s\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n"
+                % (len(name), name) + subcommands)
+
+    def test_command_info_sorts_subcommands_keeps_named_order(self):
+        subs = b"*2\r\n" + self.info_entry(b"c|b") + self.info_entry(b"c|a")
+        sorted_subs = b"*2\r\n" + self.info_entry(b"c|a") + self.info_entry(b"c|b")
+        raw = b"*2\r\n" + self.info_entry(b"z") + self.info_entry(b"c", subs)
+        self.assertEqual(self.normalised(["command", "info", "z", "c"], raw),
+                         b"*2\r\n" + self.info_entry(b"z") + self.info_entry(b"c", sorted_subs))
+        self.assertEqual(self.normalised(["command", "info"], raw),
+                         b"*2\r\n" + self.info_entry(b"c", sorted_subs) + self.info_entry(b"z"))
+
+    def test_command_docs_sorts_subcommands_keeps_named_order(self):
+        def doc(subcommands=None):
+            if subcommands is None:
+                return b"%1\r\n$5\r\ngroup\r\n$1\r\ng\r\n"
+            return b"%1\r\n$11\r\nsubcommands\r\n%2\r\n" + subcommands
+        unsorted = b"$3\r\nc|b\r\n" + doc() + b"$3\r\nc|a\r\n" + doc()
+        in_order = b"$3\r\nc|a\r\n" + doc() + b"$3\r\nc|b\r\n" + doc()
+        raw = b"%2\r\n$1\r\nz\r\n" + doc() + b"$1\r\nc\r\n" + doc(unsorted)
+        self.assertEqual(self.normalised(["command", "docs", "z", "c"], raw),
+                         b"%2\r\n$1\r\nz\r\n" + doc() + b"$1\r\nc\r\n" + doc(in_order))
+        self.assertEqual(self.normalised(["command", "docs"], raw),
+                         b"%2\r\n$1\r\nc\r\n" + doc(in_order) + b"$1\r\nz\r\n" + doc())
+
+
+# A command table like keel-server's today (COMMAND LIST and arities), for the generator tests.
+COMMANDS = {"get": 2, "set": -3, "del": -2, "exists": -2, "dbsize": 1, "flushdb": -1,
+            "flushall": -1, "ping": -1, "echo": 2, "select": 2, "auth": -2, "hello": -1,
+            "quit": -1, "reset": 1, "info": -1, "shutdown": -1, "client": -2, "client|id": 2,
+            "client|setname": 3, "client|getname": 2, "client|info": 2, "client|list": -2,
+            "client|help": 2, "config": -2, "config|get": -3, "config|set": -4,
+            "config|resetstat": 2, "config|rewrite": 2, "config|help": 2, "command": -1,
+            "command|count": 2, "command|list": -2, "command|info": -2, "command|docs": -2,
+            "command|getkeys": -3, "command|getkeysandflags": -3, "command|help": 2}
+
+
+class Options:
+    only = None
+    known_divergences = False
+
+
+class GeneratorTest(unittest.TestCase):
+    def setUp(self):
+        self.table, self.not_generated, self.known = generators.load()
+
+    def draw(self, name, seed=1, count=2000):
+        gen = generators.Gen(random.Random(seed), COMMANDS, self.table, {"client"})
+        function = self.table[name][2] if name in self.table else self.not_generated[name][2]
+        return [function(gen) for _ in range(count)]
+
+    def test_every_command_of_the_table_has_a_generator(self):
+        entries = random_run.build_table(COMMANDS, self.table, self.not_generated, [], Options())
+        names = {name for _, name, _ in entries}
+        self.assertIn("set", names)
+        self.assertIn("(wrong arity)", names)
+        self.assertNotIn("command|count", names)  # NOT_GENERATED
+        with self.assertRaisesRegex(random_run.Coverage, "does not generate: zadd"):
+            random_run.build_table(dict(COMMANDS, zadd=-4), self.table, self.not_generated, [],
+                                   Options())
+
+    def test_known_divergences_only_on_request(self):
+        known = [("get", "a planted divergence", lambda gen: [b"get", b"k"])]
+        options = Options()
+        names = {name for _, name, _ in
+                 random_run.build_table(COMMANDS, self.table, self.not_generated, known, options)}
+        self.assertNotIn("get (known divergence)", names)
+        options.known_divergences = True
+        names = {name for _, name, _ in
+                 random_run.build_table(COMMANDS, self.table, self.not_generated, known, options)}
+        self.assertIn("get (known divergence)", names)
+
+    def test_the_same_seed_gives_the_same_commands(self):
+        for name in self.table:
+            self.assertEqual(self.draw(name, 5, 50), self.draw(name, 5, 50), name)
+        self.assertNotEqual(self.draw("set", 5, 50), self.draw("set", 6, 50))
+
+    def test_shutdown_never_stops_a_server(self):
+        # Redis 7.0 stops on SHUTDOWN with only known flags, not SAVE with NOSAVE, and ABORT
+        # alone (refused when no shutdown is in progress) or not at all.
+        flags = {b"nosave", b"save", b"now", b"force", b"abort"}
+        for args in self.draw("shutdown"):
+            words = {word.lower() for word in args[1:]}
+            stops = (words <= flags and not {b"save", b"nosave"} <= words
+                     and b"abort" not in words)
+            self.assertFalse(stops, args)
+
+    def test_config_set_leaves_what_would_make_servers_differ(self):
+        forbidden = {b"port", b"bind", b"dir", b"requirepass", b"save", b"appendonly",
+                     b"maxclients", b"proto-max-bulk-len", b"client-query-buffer-limit"}
+        for args in self.draw("config|set"):
+            names = set(args[2::2])
+            self.assertFalse(names & forbidden, args)
+            for name, value in zip(args[2::2], args[3::2]):
+                if name == b"maxmemory":  # a limit near the data size would refuse writes
+                    self.assertIn(value, (b"0", b"1gb", b"2GB", b"-1", b"1zb", b"abc"))
+
+    def test_wrong_arity_is_wrong(self):
+        for args in self.draw("(wrong arity)"):
+            name = args[0].decode("latin-1").lower()
+            if len(args) > 1 and name + "|" + args[1].decode("latin-1").lower() in COMMANDS:
+                name += "|" + args[1].decode("latin-1").lower()
+            arity = COMMANDS[name]
+            self.assertFalse(len(args) == arity if arity > 0 else len(args) >= -arity, args)
+
+    def test_expiries_are_long_or_invalid(self):
+        # No key may expire during a run: relative times are at least 1000 s, absolute ones in
+        # the far future (or not numbers, or out of range, which are refused).
+        for args in self.draw("set"):
+            words = [word.lower() for word in args]
+            for option, minimum in ((b"ex", 1000), (b"px", 1000000), (b"exat", 4102444800),
+                                    (b"pxat", 4102444800000)):
+                if option in words[3:] and words.index(option, 3) + 1 < len(words):
+                    text = words[words.index(option, 3) + 1]
+                    if not re.fullmatch(rb"-?[1-9][0-9]*|0", text):
+                        continue  # Redis refuses it: not an integer
+                    amount = int(text)
+                    self.assertTrue(amount >= minimum or amount <= 0 or amount >= 2 ** 62,
+                                    args)
+
+    def test_command_info_names_no_partial_container(self):
+        for args in self.draw("command|info") + self.draw("command|docs"):
+            self.assertNotIn(b"client", [word.lower() for word in args[2:]], args)
 
 
 if __name__ == "__main__":

@@ -1,42 +1,32 @@
 # The harness for Keel's end-to-end tests: starts the real keel-server binary on a free loopback
 # port, waits until it answers PING, talks RESP to it over a raw socket, runs redis-cli and
 # redis-benchmark against it, and always stops it (SIGTERM, then a bounded wait; SIGKILL only after
-# that wait, and then the test fails).
+# that wait, and then the test fails). Starting and stopping processes is
+# conformance/lib/servers.py, shared with the differential runners; this adds assertions, a small
+# RESP2 client and `main`.
 #
 # Each test script defines its cases and ends with `keel_harness.main(CASES)`. ctest runs
 #   python3 -B test_x.py --server /path/to/keel-server [--case NAME]
-# Exit status: 0 pass, 1 fail, 77 skipped (a known bug, see `known_bug`). On failure the logs of
-# every server the case started are printed.
+# Exit status: 0 pass, 1 fail, 77 skipped (a known bug, see `known_bug`, or a feature Keel does not
+# have yet, see `skip`). On failure the logs of every server the case started are printed.
 import argparse
-import ctypes
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 
-READY_TIMEOUT_S = 30.0  # ASan start-up on a loaded 2-core machine
-STOP_TIMEOUT_S = 20.0  # SIGTERM to exit
-PORT_ATTEMPTS = 5  # a free port can be taken by someone else before keel-server binds it
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import servers  # noqa: E402
+
+PORT_ATTEMPTS = servers.PORT_ATTEMPTS
 SKIP_EXIT_CODE = 77  # ctest SKIP_RETURN_CODE
-SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 
-_servers_started = []  # every KeelServer of the running case, for failure reports
+_servers_started = []  # every server of the running case, for failure reports
 _server_binary = None
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_harness():
-    """Runs in the child before exec: if the harness itself is killed (a ctest timeout), the
-    kernel kills the server too instead of leaving it running."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class TestFailure(AssertionError):
@@ -45,6 +35,14 @@ class TestFailure(AssertionError):
 
 class KnownBug(Exception):
     """Raised by `known_bug` when a check for a documented bug fails as expected."""
+
+
+class Skipped(Exception):
+    """Raised by `skip`: the case needs what Keel (or the client under test) does not have yet."""
+
+
+def skip(reason):
+    raise Skipped(reason)
 
 
 def server_binary():
@@ -96,11 +94,7 @@ class known_bug:
 # Ports and a minimal RESP2 client
 
 
-def free_port():
-    """A loopback port that was free a moment ago (bound to port 0, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+free_port = servers.free_port
 
 
 class RespError(Exception):
@@ -224,93 +218,33 @@ def port_refuses(port):
 # The server
 
 
-class ServerStartError(Exception):
-    def __init__(self, message, port_in_use):
-        super().__init__(message)
-        self.port_in_use = port_in_use
+ServerStartError = servers.StartError
 
 
-class KeelServer:
+class KeelServer(servers.ServerProcess):
     """A keel-server process with its own temporary directory (its cwd) and log file.
 
     `make_args(port)` returns the command line after the binary (default: ["--port", port]).
     `stdin_text` (a string, or a function of the port) is written to the server's standard input
     (for "-"); without it standard input is /dev/null. Use as a context manager:
     the server is stopped (and its temporary files removed) however the block ends.
+    Starting and stopping are servers.ServerProcess's; this adds the test's failure semantics.
     """
 
-    def __init__(self, make_args=None, stdin_text=None, name="keel-server"):
-        self.make_args = make_args or (lambda port: ["--port", str(port)])
-        self.stdin_text = stdin_text
-        self.name = name
-        self.process = None
-        self.port = None
-        self.argv = None
-        self.exit_code = None
-        self.tempdir = tempfile.mkdtemp(prefix="keel-e2e-")
-        self.log_path = os.path.join(self.tempdir, "server.log")
-        self.final_log = None  # kept after the temporary directory is gone
-        self.attempt_log_offset = 0
+    def __init__(self, make_args=None, stdin_text=None, name="keel-server", binary=None):
+        super().__init__(binary or server_binary(),
+                         make_args or (lambda port: ["--port", str(port)]), stdin_text, name)
+        self.tempdir = self.workdir
         _servers_started.append(self)
 
     # Starting ------------------------------------------------------------------------------
 
     def start(self):
         """Starts on a free port, retrying when another process takes the port first."""
-        for attempt in range(PORT_ATTEMPTS):
-            try:
-                self.start_on(free_port())
-                return self
-            except ServerStartError as error:
-                if not error.port_in_use or attempt == PORT_ATTEMPTS - 1:
-                    raise TestFailure(str(error)) from None
-        return self
-
-    def start_on(self, port):
-        """Starts on `port`, waits until it answers PING. Raises ServerStartError if it exits."""
-        self.port = port
-        self.argv = [server_binary()] + list(self.make_args(port))
-        self.exit_code = None
-        with open(self.log_path, "ab") as log:
-            self.attempt_log_offset = log.tell()  # the log keeps every attempt's lines
-            self.process = subprocess.Popen(
-                self.argv, cwd=self.tempdir, stdout=log, stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_harness,
-                stdin=subprocess.PIPE if self.stdin_text is not None else subprocess.DEVNULL)
-        if self.stdin_text is not None:
-            text = self.stdin_text(port) if callable(self.stdin_text) else self.stdin_text
-            self.process.stdin.write(text.encode())
-            self.process.stdin.close()
-        self._wait_ready()
-        return self
-
-    def _wait_ready(self):
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            code = self.process.poll()
-            if code is not None:
-                self.exit_code = code
-                log = self.log()
-                in_use = "Address already in use" in log[self.attempt_log_offset:]
-                raise ServerStartError(f"{self.name} exited with {code} during start-up "
-                                       f"({' '.join(self.argv)}); log:\n{log}", in_use)
-            if self._answers_ping_as_us():
-                return
-            time.sleep(0.02)  # a poll interval, not a wait for readiness
-        self.stop(expect_exit_code=None)
-        raise TestFailure(f"{self.name} did not answer PING within {READY_TIMEOUT_S}s; log:\n"
-                          f"{self.log()}")
-
-    def _answers_ping_as_us(self):
-        # Another test's server may hold the port; only our process's PONG counts.
         try:
-            with RespConnection(self.port, timeout_s=5.0) as conn:
-                if conn.command("PING") != "PONG":
-                    return False
-                info = parse_info(conn.command("INFO", "server"))
-                return info.get("process_id") == str(self.process.pid)
-        except (ConnectionRefusedError, ConnectionResetError, socket.timeout, TestFailure):
-            return False
+            return super().start()
+        except ServerStartError as error:
+            raise TestFailure(str(error)) from None
 
     # Talking -------------------------------------------------------------------------------
 
@@ -332,38 +266,17 @@ class KeelServer:
         `expect_exit_code` (None: any) or a sanitizer reported."""
         if self.process is None:
             return self.exit_code
-        if self.process.poll() is None:
-            if sig is not None:
-                self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                self.exit_code = self.process.returncode
-                self.process = None
-                cause = signal.Signals(sig).name if sig is not None else "being told to"
-                raise TestFailure(f"{self.name} did not exit within {STOP_TIMEOUT_S}s of "
-                                  f"{cause}; killed with SIGKILL; log:\n{self.log()}")
-        self.exit_code = self.process.returncode
-        self.process = None
+        try:
+            super().stop(sig)
+        except servers.StopTimeout as error:
+            raise TestFailure(f"{error}; log:\n{self.log()}") from None
         log = self.log()
-        for marker in SANITIZER_MARKERS:
-            check(marker not in log, f"{self.name}: sanitizer report in its log:\n{log}")
+        check(self.sanitizer_report() is None, f"{self.name}: sanitizer report in its log:\n{log}")
         if expect_exit_code is not None:
             check(self.exit_code == expect_exit_code,
                   f"{self.name} exited with {self.exit_code}, expected {expect_exit_code}; "
                   f"log:\n{log}")
         return self.exit_code
-
-    def log(self):
-        if self.final_log is not None:
-            return self.final_log
-        try:
-            with open(self.log_path, "rb") as log:
-                return log.read().decode(errors="replace")
-        except FileNotFoundError:
-            return ""
 
     def cleanup(self):
         if self.process is not None:
@@ -371,8 +284,7 @@ class KeelServer:
                 self.stop(expect_exit_code=None)
             except TestFailure as error:
                 print(f"cleanup: {error}", file=sys.stderr)
-        self.final_log = self.log()
-        shutil.rmtree(self.tempdir, ignore_errors=True)
+        super().cleanup()
 
     def __enter__(self):
         return self
@@ -395,6 +307,38 @@ def start_server(make_args=None, stdin_text=None, name="keel-server"):
     except BaseException:
         server.cleanup()
         raise
+
+
+def start_redis():
+    """Debian's redis-server (the reference) on a free port, without persistence, with the same
+    failure semantics as a KeelServer. Fails when it is not installed."""
+    server = KeelServer(lambda port: ["--port", str(port)] + servers.NO_PERSISTENCE,
+                        name="redis-server", binary=tool("redis-server"))
+    try:
+        return server.start()
+    except BaseException:
+        server.cleanup()
+        raise
+
+
+def on_redis_then_keel(function):
+    """Runs function(server) against Debian's redis-server, then against keel-server, each started
+    fresh. The checks inside run on both, so every expectation is confirmed on the reference
+    server in every run (a wrong expectation fails on redis-server, not on Keel). Returns the two
+    results, (redis's, keel's)."""
+    results = []
+    for start in (start_redis, start_server):
+        with start() as server:
+            try:
+                results.append(function(server))
+            except TestFailure as failure:
+                raise TestFailure(f"on {server.name}: {failure}") from None
+    return tuple(results)
+
+
+def has_command(server, name):
+    """True when `server` implements `name` ("scan", "client|kill"), by COMMAND INFO."""
+    return server.command("COMMAND", "INFO", name) != [None]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -444,6 +388,9 @@ def main(cases):
         cases[name]()
     except KnownBug as bug:
         print(f"SKIPPED (known bug): {bug}")
+        return SKIP_EXIT_CODE
+    except Skipped as reason:
+        print(f"SKIPPED: {reason}")
         return SKIP_EXIT_CODE
     except TestFailure as failure:
         print(f"FAIL {name}: {failure}")

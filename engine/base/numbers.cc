@@ -1,8 +1,13 @@
 #include "engine/base/numbers.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "engine/base/assert.h"
 
 namespace keel {
 
@@ -63,6 +68,48 @@ size_t FormatDouble(double value, char* out) {
   }
   const int length = std::snprintf(out, kDoubleTextMax, "%.17g", value);
   return length > 0 ? static_cast<size_t>(length) : 0;
+}
+
+bool ParseLongDouble(std::string_view text, long double* value) {
+  if (text.empty() || text.size() >= kLongDoubleTextMax) return false;
+  // strtold needs a terminated string; a NUL inside the text stops it short of the end, which
+  // the length check below refuses, as Redis does.
+  char buffer[kLongDoubleTextMax];
+  std::memcpy(buffer, text.data(), text.size());
+  buffer[text.size()] = '\0';
+  errno = 0;
+  char* end = nullptr;
+  const long double parsed = std::strtold(buffer, &end);
+  if (std::isspace(static_cast<unsigned char>(buffer[0])) || end != buffer + text.size()) {
+    return false;
+  }
+  // An overflow (HUGE_VALL) or an underflow to zero is refused; a denormal result is kept.
+  if (errno == ERANGE && (std::isinf(parsed) || std::fpclassify(parsed) == FP_ZERO)) return false;
+  if (errno == EINVAL || std::isnan(parsed)) return false;
+  *value = parsed;
+  return true;
+}
+
+size_t FormatLongDoubleHuman(long double value, char* out) {
+  if (std::isinf(value)) {
+    const std::string_view text = value > 0 ? "inf" : "-inf";
+    std::memcpy(out, text.data(), text.size());
+    return text.size();
+  }
+  // 17 digits after the point: with Redis's rounding most short decimals read back as typed.
+  const int written = std::snprintf(out, kLongDoubleTextMax, "%.17Lf", value);
+  KEEL_ASSERT(written > 0);
+  KEEL_ASSERT(static_cast<size_t>(written) < kLongDoubleTextMax);
+  size_t length = static_cast<size_t>(written);
+  if (std::memchr(out, '.', length) != nullptr) {
+    while (out[length - 1] == '0') length--;
+    if (out[length - 1] == '.') length--;
+  }
+  if (length == 2 && out[0] == '-' && out[1] == '0') {
+    out[0] = '0';
+    length = 1;
+  }
+  return length;
 }
 
 std::string AsciiLowercase(std::string_view text) {

@@ -23,6 +23,17 @@ size_t DecimalDigits(uint64_t value);
 inline constexpr size_t kDoubleTextMax = 40;
 size_t FormatDouble(double value, char* out);
 
+// Redis's string2ld / ld2string(LD_STR_HUMAN), as INCRBYFLOAT uses them. kLongDoubleTextMax is
+// Redis's MAX_LONG_DOUBLE_CHARS: the longest text parsed (exclusive) and the buffer size for
+// formatting, enough for every finite long double in "%.17Lf" form (about 4,950 characters).
+inline constexpr size_t kLongDoubleTextMax = 5 * 1024;
+// Accepts what strtold accepts (decimal, hex, "inf"), as the whole text with no leading space;
+// refuses NaN, an overflow, an underflow to zero, and texts of kLongDoubleTextMax bytes or more.
+bool ParseLongDouble(std::string_view text, long double* value);
+// "%.17Lf" with the trailing zeros of the fraction (and a bare '.') dropped and "-0" written
+// "0". `out` holds kLongDoubleTextMax bytes; returns the length written (no NUL).
+size_t FormatLongDoubleHuman(long double value, char* out);
+
 // Case-insensitive ASCII comparison (command names, options, config names). Inline: command
 // lookup and option parsing call these once per command.
 inline char AsciiToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }

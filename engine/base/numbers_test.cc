@@ -112,6 +112,56 @@ TEST(FormatDoubleTest, Percent17gWithRedisSpellings) {
   EXPECT_EQ(FormatD(std::numeric_limits<double>::quiet_NaN()), "nan");
 }
 
+// string2ld as INCRBYFLOAT uses it; each case was checked with INCRBYFLOAT on redis-server 7.0.15.
+TEST(ParseLongDoubleTest, AcceptsWhatString2ldAccepts) {
+  auto parse = [](std::string_view text, long double* value) {
+    return ParseLongDouble(text, value);
+  };
+  long double value = 0;
+  EXPECT_TRUE(parse("1.5", &value));
+  EXPECT_EQ(value, 1.5L);
+  EXPECT_TRUE(parse("-.5e-3", &value));
+  EXPECT_EQ(value, -0.0005L);
+  EXPECT_TRUE(parse("0x10", &value));
+  EXPECT_EQ(value, 16.0L);
+  EXPECT_TRUE(parse("+5", &value));
+  EXPECT_EQ(value, 5.0L);
+  EXPECT_TRUE(parse("inf", &value));  // refused later, as a result, not as a text
+  EXPECT_TRUE(std::isinf(value));
+  EXPECT_TRUE(parse("1e4000", &value));   // beyond double, within long double
+  EXPECT_TRUE(parse("1e-4940", &value));  // a denormal long double
+  EXPECT_GT(value, 0.0L);
+  value = 7;
+  for (std::string_view text : {"", " 1", "1 ", "abc", "nan", "1e5000", "1e-5000", "--1", "1e"}) {
+    EXPECT_FALSE(parse(text, &value)) << text;
+  }
+  EXPECT_FALSE(parse(std::string_view("1\0"
+                                      "2",
+                                      3),
+                     &value));
+  EXPECT_EQ(value, 7);  // left alone on failure
+  EXPECT_FALSE(parse(std::string(kLongDoubleTextMax - 1, '0') + "1", &value));
+  EXPECT_TRUE(parse(std::string(kLongDoubleTextMax - 2, '0') + "1", &value));
+  EXPECT_EQ(value, 1.0L);
+}
+
+TEST(FormatLongDoubleHumanTest, SeventeenDecimalsWithoutTrailingZeros) {
+  auto format = [](long double value) {
+    char text[kLongDoubleTextMax];
+    return std::string(text, FormatLongDoubleHuman(value, text));
+  };
+  EXPECT_EQ(format(1.5L), "1.5");
+  EXPECT_EQ(format(0.1L + 0.2L), "0.3");
+  EXPECT_EQ(format(10.0L), "10");
+  EXPECT_EQ(format(-0.0L), "0");
+  EXPECT_EQ(format(-1e-20L), "0");  // rounds to -0.00000000000000000
+  EXPECT_EQ(format(-0.0005L), "-0.0005");
+  EXPECT_EQ(format(1e17L + 1), "100000000000000001");
+  EXPECT_EQ(format(1e50L), "100000000000000000003583830118858923890798487404544");
+  EXPECT_EQ(format(std::numeric_limits<long double>::max()).size(), 4933u);
+  EXPECT_EQ(format(-std::numeric_limits<long double>::infinity()), "-inf");
+}
+
 TEST(CaseTest, AsciiOnly) {
   EXPECT_TRUE(EqualsIgnoreCase("GeT", "get"));
   EXPECT_FALSE(EqualsIgnoreCase("get", "gets"));

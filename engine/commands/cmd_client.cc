@@ -95,8 +95,6 @@ void CmdClientGetname(CommandContext& context) {
 }
 
 void CmdClientInfo(CommandContext& context) {
-  // The command itself is the client's current command while it runs.
-  context.client.last_command = &context.spec;
   context.reply.Verbatim(DescribeClient(context.engine, context.client, context) + "\n");
 }
 
@@ -131,7 +129,6 @@ void CmdClientList(CommandContext& context) {
     context.reply.Error(errors::kSyntax);
     return;
   }
-  context.client.last_command = &context.spec;
   std::string text;
   if (only_ids) {
     // In the order asked, repeats included, as Redis looks each id up in turn.

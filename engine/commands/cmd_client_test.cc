@@ -112,6 +112,25 @@ TEST_F(ClientCommandsTest, ListShowsEveryClientInIdOrder) {
   EXPECT_EQ(FieldValue(list.text.substr(newline + 1), "cmd"), "NULL");
 }
 
+TEST_F(ClientCommandsTest, ListShowsTheCommandLookedUpEvenWhenItWasRejected) {
+  // Redis records a client's last command (cmd=) when it looks the command up, before checking
+  // its arity; a name it does not know records NULL (found by the random differential run,
+  // conformance/run).
+  Client* other = engine_->NewClient(0, nullptr);
+  auto last_command = [&](std::initializer_list<std::string_view> args) {
+    engine_->RunCommand(*other, args);
+    return FieldValue(Run({"client", "list", "id", Id(other)}).text, "cmd");
+  };
+  EXPECT_EQ(last_command({"get", "k"}), "get");
+  EXPECT_EQ(last_command({"config", "help", "extra"}), "config|help");
+  EXPECT_EQ(last_command({"nosuch"}), "NULL");
+  EXPECT_EQ(last_command({"set", "k"}), "set");
+  EXPECT_EQ(last_command({"client", "nosuch"}), "NULL");
+  EXPECT_EQ(last_command({"client", "list", "foo"}), "client|list");
+  // The command itself is the last one while it runs.
+  EXPECT_EQ(FieldValue(Run({"client", "info"}).text, "cmd"), "client|info");
+}
+
 TEST_F(ClientCommandsTest, ListTypeFilter) {
   Client* other = engine_->NewClient(0, nullptr);
   for (std::string_view normal : {"normal", "NORMAL"}) {

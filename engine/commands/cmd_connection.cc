@@ -89,19 +89,20 @@ void CmdHello(CommandContext& context) {
       return;
     }
   }
-  std::string_view user;
-  std::string_view password;
-  bool has_auth = false;
+  // Redis 7.0 applies each option as it parses it, in order: AUTH authenticates (or fails the
+  // command) at once, SETNAME names the client at once. An error in a later option leaves the
+  // earlier ones applied, and a failed AUTH is reported before anything wrong after it
+  // (conformance/cases/connection.txt).
   for (size_t i = next; i < context.argc(); i++) {
     const size_t more = context.argc() - 1 - i;
     if (OptionIs(context.arg(i), "AUTH") && more >= 2) {
-      has_auth = true;
-      user = context.arg(i + 1);
-      password = context.arg(i + 2);
+      if (!CheckPassword(context.engine, context.arg(i + 1), context.arg(i + 2))) {
+        context.reply.Error(kWrongPass);
+        return;
+      }
+      context.client.authenticated = true;
       i += 2;
     } else if (OptionIs(context.arg(i), "SETNAME") && more >= 1) {
-      // Redis 7.0 names the client as soon as it parses SETNAME: the name stays even when a later
-      // option, the AUTH or the authentication check fails (conformance/cases/connection.txt).
       const std::string_view name = context.arg(i + 1);
       if (!ValidClientName(name)) {
         context.reply.Error(kBadClientName);
@@ -114,13 +115,6 @@ void CmdHello(CommandContext& context) {
       context.reply.Error("ERR Syntax error in HELLO option '" + option + "'");
       return;
     }
-  }
-  if (has_auth) {
-    if (!CheckPassword(context.engine, user, password)) {
-      context.reply.Error(kWrongPass);
-      return;
-    }
-    context.client.authenticated = true;
   }
   if (!context.client.authenticated) {
     context.reply.Error(

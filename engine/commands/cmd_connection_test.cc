@@ -137,6 +137,32 @@ TEST_F(ConnectionCommandsTest, HelloSetnameStaysWhenALaterOptionFails) {
   EXPECT_EQ(Run({"client", "getname"}), Bulk("good"));
 }
 
+TEST_F(ConnectionCommandsTest, HelloAppliesOptionsInOrder) {
+  // A failed AUTH is reported before a bad name or a bad option after it (found by the random
+  // differential run, conformance/run).
+  EXPECT_EQ(Run({"hello", "3", "auth", "alice", "x", "setname", "a b"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(Run({"hello", "3", "auth", "alice", "x", "foo"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(Run({"hello", "3", "auth", "alice", "x", "setname"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(Run({"hello", "2", "auth", "alice", "x", "auth", "default", "x"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(client_->reply().resp(), 2);
+  // A bad name before the AUTH is reported first.
+  EXPECT_EQ(Run({"hello", "3", "setname", "a b", "auth", "alice", "x"}),
+            Err("ERR Client names cannot contain spaces, newlines or special characters."));
+  EXPECT_EQ(Run({"client", "getname"}), NilBulk());
+}
+
+TEST_F(ConnectionCommandsTest, HelloAuthStaysWhenALaterOptionFails) {
+  RequirePassword("pw");
+  EXPECT_EQ(Run({"hello", "3", "auth", "default", "pw", "foo"}),
+            Err("ERR Syntax error in HELLO option 'foo'"));
+  EXPECT_EQ(Run({"ping"}), Status("PONG"));
+  EXPECT_EQ(client_->reply().resp(), 2);
+}
+
 TEST_F(ConnectionCommandsTest, HelloWithRequirepass) {
   RequirePassword("pw");
   EXPECT_EQ(Run({"hello", "3", "setname", "early"}),

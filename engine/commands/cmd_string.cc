@@ -1,9 +1,18 @@
-// String commands. This foundation step has GET and SET with every option; the rest of the family
-// arrives with the "Keyspace and strings" issue.
+// String commands: GET, SET, SETNX, SETEX, PSETEX, GETEX, GETDEL, GETSET, MGET, MSET, MSETNX,
+// APPEND, STRLEN, GETRANGE, SETRANGE and SUBSTR. The counters (INCR, DECR, INCRBY, DECRBY,
+// INCRBYFLOAT) are in cmd_string_numeric.cc, LCS in cmd_lcs.cc.
+//
+// Values are written only through Database::SetString, which either stores the whole new value
+// or refuses (kOutOfMemory) and changes nothing: every write below replies with the OOM error in
+// that case, after checking everything else, so a refused command leaves the keyspace as it was.
+#include <algorithm>
 #include <climits>
+#include <cstring>
+#include <vector>
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/commands/scratch.h"
 #include "engine/db/keyspace.h"
 
 namespace keel {
@@ -16,7 +25,7 @@ bool ReplyWithValue(CommandContext& context) {
     context.reply.NullBulk();
     return true;
   }
-  if (entry->type != ValueType::kString) {
+  if (entry->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return false;
   }
@@ -35,6 +44,7 @@ enum SetFlag : uint32_t {
   kSetPx = 1 << 5,
   kSetExAt = 1 << 6,
   kSetPxAt = 1 << 7,
+  kSetPersist = 1 << 8,  // GETEX only
 };
 
 constexpr uint32_t kSetAnyExpiry = kSetEx | kSetPx | kSetExAt | kSetPxAt;
@@ -73,7 +83,35 @@ bool ParseSetOptions(CommandContext& context, uint32_t* flags, std::string_view*
   return true;
 }
 
-// Redis's getExpireMillisecondsOrReply: the absolute expiry in ms, or an error reply.
+// The same parser in GETEX's mode: only the expiry forms and PERSIST, each excluding the others
+// (PERSIST and one expiry form may be repeated).
+bool ParseGetexOptions(CommandContext& context, uint32_t* flags, std::string_view* expire) {
+  for (size_t i = 2; i < context.argc(); i++) {
+    const std::string_view option = context.arg(i);
+    const bool has_next = i + 1 < context.argc();
+    auto expiry_option = [&](uint32_t flag) {
+      if ((*flags & kSetPersist) || (*flags & kSetAnyExpiry & ~flag) || !has_next) return false;
+      *flags |= flag;
+      *expire = context.arg(++i);
+      return true;
+    };
+    if (OptionIs(option, "PERSIST") && !(*flags & kSetAnyExpiry)) {
+      *flags |= kSetPersist;
+    } else if (OptionIs(option, "EX")     ? expiry_option(kSetEx)
+               : OptionIs(option, "PX")   ? expiry_option(kSetPx)
+               : OptionIs(option, "EXAT") ? expiry_option(kSetExAt)
+               : OptionIs(option, "PXAT") ? expiry_option(kSetPxAt)
+                                          : false) {
+    } else {
+      context.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Redis's getExpireMillisecondsOrReply: the absolute expiry in ms, or an error reply. `flags`
+// names the form (kSetEx, kSetPx, kSetExAt or kSetPxAt).
 bool ExpireAtMs(CommandContext& context, uint32_t flags, std::string_view text, int64_t* at_ms) {
   int64_t value = 0;
   if (!ParseStrictInt64(text, &value)) {
@@ -100,30 +138,423 @@ bool ExpireAtMs(CommandContext& context, uint32_t flags, std::string_view text, 
   return true;
 }
 
+// Writes `value` with `expire_at_ms`, then replies with the string `existing` held before (null
+// when there was none): SET ... GET and GETSET. Writing frees the old value, and the reply must
+// wait until the write succeeded so that a refused write can still be reported as the command's
+// only reply; so the old value is copied aside first.
+void SetAndReplyWithOld(CommandContext& context, std::string_view key, uint64_t hash,
+                        const Entry* existing, std::string_view value, int64_t expire_at_ms) {
+  ScratchBuffer old_value(context.engine.memory());
+  if (existing != nullptr && !old_value.Assign(existing->value())) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  if (context.db().SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
+      Database::SetOutcome::kOutOfMemory) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  if (existing != nullptr) {
+    context.reply.Bulk(old_value.view());
+  } else {
+    context.reply.NullBulk();
+  }
+}
+
 void CmdSet(CommandContext& context) {
   uint32_t flags = 0;
   std::string_view expire;
   if (!ParseSetOptions(context, &flags, &expire)) return;
   int64_t expire_at_ms = kNoExpiry;
   if ((flags & kSetAnyExpiry) && !ExpireAtMs(context, flags, expire, &expire_at_ms)) return;
-  if ((flags & kSetGet) && !ReplyWithValue(context)) return;
 
   Database& db = context.db();
   const std::string_view key = context.arg(1);
   const uint64_t hash = db.Hash(key);
-  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
+  // GET reads the old value as GET does (a read lookup: keyspace hits and misses count).
+  const bool get = (flags & kSetGet) != 0;
+  Entry* existing =
+      LookupKey(context.engine, db, key, hash, get ? LookupIntent::kRead : LookupIntent::kWrite);
+  if (get && existing != nullptr && existing->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
   if (((flags & kSetNx) && existing != nullptr) || ((flags & kSetXx) && existing == nullptr)) {
-    if (!(flags & kSetGet)) context.reply.NullBulk();
+    if (!get) {
+      context.reply.NullBulk();
+    } else if (existing != nullptr) {
+      context.reply.Bulk(existing->value());
+    } else {
+      context.reply.NullBulk();
+    }
     return;
   }
-  if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms;
-  if (db.SetString(key, hash, context.arg(2), expire_at_ms) == Database::SetOutcome::kOutOfMemory) {
-    // Replying after a GET reply would break the one-reply-per-command rule, so the GET form
-    // cannot report it; Redis has the same shape (it cannot fail here).
-    if (!(flags & kSetGet)) context.reply.Error(errors::kOom);
+  if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms();
+  const std::string_view value = context.arg(2);
+  if (get) {
+    SetAndReplyWithOld(context, key, hash, existing, value, expire_at_ms);
     return;
   }
-  if (!(flags & kSetGet)) context.reply.Ok();
+  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
+      Database::SetOutcome::kOutOfMemory) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  context.reply.Ok();
+}
+
+// SETNX key value: SET NX replying 1 when it wrote and 0 when the key exists (any type).
+void CmdSetnx(CommandContext& context) {
+  Database& db = context.db();
+  const std::string_view key = context.arg(1);
+  const uint64_t hash = db.Hash(key);
+  if (LookupKey(context.engine, db, key, hash, LookupIntent::kWrite) != nullptr) {
+    context.reply.Integer(0);
+    return;
+  }
+  const std::string_view value = context.arg(2);
+  if (db.SetString(key, hash, value, kNoExpiry, StringEncodingFor(value)) ==
+      Database::SetOutcome::kOutOfMemory) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  context.reply.Integer(1);
+}
+
+// SETEX/PSETEX key ttl value: SET EX/PX; the key is replaced whatever its type.
+void SetWithTtl(CommandContext& context, uint32_t form) {
+  int64_t expire_at_ms = kNoExpiry;
+  if (!ExpireAtMs(context, form, context.arg(2), &expire_at_ms)) return;
+  Database& db = context.db();
+  const std::string_view key = context.arg(1);
+  const uint64_t hash = db.Hash(key);
+  // The lookup reclaims an expired key first, as Redis's lookupKeyWrite does.
+  LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
+  const std::string_view value = context.arg(3);
+  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
+      Database::SetOutcome::kOutOfMemory) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  context.reply.Ok();
+}
+
+void CmdSetex(CommandContext& context) { SetWithTtl(context, kSetEx); }
+void CmdPsetex(CommandContext& context) { SetWithTtl(context, kSetPx); }
+
+// GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]. As in Redis: option syntax
+// first, then the key (a missing key replies null before the expiry value is even parsed), then
+// the expiry value. An absolute time at or before now deletes the key after replying with it.
+void CmdGetex(CommandContext& context) {
+  uint32_t flags = 0;
+  std::string_view expire;
+  if (!ParseGetexOptions(context, &flags, &expire)) return;
+  Database& db = context.db();
+  const std::string_view key = context.arg(1);
+  Entry* entry = LookupKey(context.engine, db, key, LookupIntent::kRead);
+  if (entry == nullptr) {
+    context.reply.NullBulk();
+    return;
+  }
+  if (entry->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
+  int64_t expire_at_ms = kNoExpiry;
+  if ((flags & kSetAnyExpiry) && !ExpireAtMs(context, flags, expire, &expire_at_ms)) return;
+  context.reply.Bulk(entry->value());
+  // Redis's checkAlreadyExpired (when <= now), unlike lazy expiry's now > when: an absolute time
+  // equal to the command time deletes the key at once.
+  if ((flags & (kSetExAt | kSetPxAt)) && expire_at_ms <= context.now_ms()) {
+    db.Erase(key);
+  } else if (flags & kSetAnyExpiry) {
+    db.SetExpiry(entry, expire_at_ms);
+  } else if ((flags & kSetPersist) && entry->has_expiry()) {
+    db.SetExpiry(entry, kNoExpiry);
+  }
+}
+
+void CmdGetdel(CommandContext& context) {
+  Database& db = context.db();
+  const std::string_view key = context.arg(1);
+  Entry* entry = LookupKey(context.engine, db, key, LookupIntent::kRead);
+  if (entry == nullptr) {
+    context.reply.NullBulk();
+    return;
+  }
+  if (entry->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
+  context.reply.Bulk(entry->value());
+  db.Erase(key);
+}
+
+// GETSET key value: SET key value GET, which also clears the expiry.
+void CmdGetset(CommandContext& context) {
+  Database& db = context.db();
+  const std::string_view key = context.arg(1);
+  const uint64_t hash = db.Hash(key);
+  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kRead);
+  if (existing != nullptr && existing->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
+  SetAndReplyWithOld(context, key, hash, existing, context.arg(2), kNoExpiry);
+}
+
+void CmdMget(CommandContext& context) {
+  context.reply.ArrayHeader(context.argc() - 1);
+  for (size_t i = 1; i < context.argc(); i++) {
+    Entry* entry = LookupKey(context.engine, context.db(), context.arg(i), LookupIntent::kRead);
+    // A key of another type reads as missing here, not as an error.
+    if (entry == nullptr || entry->type() != ValueType::kString) {
+      context.reply.NullBulk();
+    } else {
+      context.reply.Bulk(entry->value());
+    }
+  }
+}
+
+// An upper bound on what one keyspace entry costs beyond its key and value bytes (header, table
+// slot, allocator rounding), used only to size MSET's reservation below.
+constexpr size_t kEntryOverheadBoundBytes = 64;
+
+// MSET and MSETNX are all-or-nothing, also when the environment refuses memory part way, which
+// Redis (whose allocations cannot fail) never has to consider. The writes run in two phases:
+//   1. keys that did not exist when the command started: a refusal here is undone exactly by
+//      erasing the keys this phase created;
+//   2. keys that existed (MSET only): before any of them is overwritten, a block as large as
+//      every new entry of this phase is allocated and freed again, so that the environment has
+//      shown it can hold them all; a refusal here undoes phase 1 and changes nothing. Replacing a
+//      key does not grow the table and frees the old entry, so once that check passed a
+//      replacement is refused only by an environment that fragments (not the simulator's).
+// Every pair of one key falls in the same phase, in argument order, so the last value of a key
+// repeated in the command wins, as in Redis.
+bool MsetPairs(CommandContext& context) {
+  Database& db = context.db();
+  const size_t pairs = (context.argc() - 1) / 2;
+  std::vector<uint8_t> existed(pairs);
+  size_t replaced_bytes = 0;
+  for (size_t p = 0; p < pairs; p++) {
+    const std::string_view key = context.arg(1 + 2 * p);
+    existed[p] = LookupKey(context.engine, db, key, LookupIntent::kWrite) != nullptr;
+    if (existed[p]) {
+      replaced_bytes += key.size() + context.arg(2 + 2 * p).size() + kEntryOverheadBoundBytes;
+    }
+  }
+  auto write = [&](size_t p) {
+    const std::string_view value = context.arg(2 + 2 * p);
+    return db.SetString(context.arg(1 + 2 * p), db.Hash(context.arg(1 + 2 * p)), value, kNoExpiry,
+                        StringEncodingFor(value)) != Database::SetOutcome::kOutOfMemory;
+  };
+  auto undo_new_keys = [&](size_t end) {
+    for (size_t p = 0; p < end; p++) {
+      if (!existed[p]) db.Erase(context.arg(1 + 2 * p));
+    }
+  };
+  for (size_t p = 0; p < pairs; p++) {
+    if (!existed[p] && !write(p)) {
+      undo_new_keys(p);
+      return false;
+    }
+  }
+  if (replaced_bytes == 0) return true;
+  {
+    ScratchBuffer reservation(context.engine.memory());
+    if (!reservation.Allocate(replaced_bytes)) {
+      undo_new_keys(pairs);
+      return false;
+    }
+  }
+  bool all_written = true;
+  for (size_t p = 0; p < pairs; p++) {
+    if (existed[p] && !write(p)) all_written = false;
+  }
+  return all_written;
+}
+
+void MsetGeneric(CommandContext& context, bool nx) {
+  // The arity check lets through any count of at least 3; the pairs are checked here, with the
+  // arity error's text, as Redis does.
+  if (context.argc() % 2 == 0) {
+    context.reply.Error(WrongArityError(context.spec));
+    return;
+  }
+  if (nx) {
+    for (size_t i = 1; i < context.argc(); i += 2) {
+      if (LookupKey(context.engine, context.db(), context.arg(i), LookupIntent::kWrite) !=
+          nullptr) {
+        context.reply.Integer(0);
+        return;
+      }
+    }
+  }
+  if (!MsetPairs(context)) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  if (nx) {
+    context.reply.Integer(1);
+  } else {
+    context.reply.Ok();
+  }
+}
+
+void CmdMset(CommandContext& context) { MsetGeneric(context, false); }
+void CmdMsetnx(CommandContext& context) { MsetGeneric(context, true); }
+
+// Redis's checkStringLength: a string may not grow past proto-max-bulk-len. Keel's entries hold
+// at most UINT32_MAX bytes, so that is the limit when proto-max-bulk-len is set higher (the same
+// error then names a limit that is not the configured one: see the test next to it).
+bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append) {
+  const uint64_t configured = static_cast<uint64_t>(context.engine.settings().proto_max_bulk_len);
+  const uint64_t limit = std::min<uint64_t>(configured, UINT32_MAX);
+  if (size > limit || append > limit - size) {
+    context.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+    return false;
+  }
+  return true;
+}
+
+// APPEND key value. A new key is stored as SET stores it (int, embstr or raw); appending to an
+// existing string leaves it raw, as Redis's in-place edit does, even when nothing is appended.
+void CmdAppend(CommandContext& context) {
+  Database& db = context.db();
+  const std::string_view key = context.arg(1);
+  const std::string_view tail = context.arg(2);
+  const uint64_t hash = db.Hash(key);
+  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
+  if (existing == nullptr) {
+    if (db.SetString(key, hash, tail, kNoExpiry, StringEncodingFor(tail)) ==
+        Database::SetOutcome::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return;
+    }
+    context.reply.Integer(static_cast<int64_t>(tail.size()));
+    return;
+  }
+  if (existing->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
+  const std::string_view head = existing->value();
+  if (!CheckStringLength(context, head.size(), tail.size())) return;
+  // The value is rebuilt whole and stored anew: O(length) per APPEND where Redis's is amortised
+  // O(1), until the keyspace can grow a value in place.
+  ScratchBuffer joined(context.engine.memory());
+  if (!joined.Allocate(head.size() + tail.size())) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  if (!head.empty()) std::memcpy(joined.data(), head.data(), head.size());
+  if (!tail.empty()) std::memcpy(joined.data() + head.size(), tail.data(), tail.size());
+  if (db.SetString(key, hash, joined.view(), existing->expire_at_ms(), ObjectEncoding::kRaw) ==
+      Database::SetOutcome::kOutOfMemory) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  context.reply.Integer(static_cast<int64_t>(joined.size()));
+}
+
+void CmdStrlen(CommandContext& context) {
+  Entry* entry = LookupKey(context.engine, context.db(), context.arg(1), LookupIntent::kRead);
+  if (entry == nullptr) {
+    context.reply.Integer(0);
+    return;
+  }
+  if (entry->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
+  context.reply.Integer(static_cast<int64_t>(entry->value().size()));
+}
+
+// GETRANGE/SUBSTR key start end: inclusive byte offsets, negative ones counted from the end and
+// clamped to the string, as Redis's getrangeCommand computes them.
+void CmdGetrange(CommandContext& context) {
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!ParseStrictInt64(context.arg(2), &start) || !ParseStrictInt64(context.arg(3), &end)) {
+    context.reply.Error(errors::kNotInteger);
+    return;
+  }
+  Entry* entry = LookupKey(context.engine, context.db(), context.arg(1), LookupIntent::kRead);
+  if (entry == nullptr) {
+    context.reply.Bulk("");
+    return;
+  }
+  if (entry->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
+  const std::string_view value = entry->value();
+  const auto length = static_cast<int64_t>(value.size());
+  // Both from the end with start past end is empty even where clamping would make them meet.
+  if (start < 0 && end < 0 && start > end) {
+    context.reply.Bulk("");
+    return;
+  }
+  if (start < 0) start += length;
+  if (end < 0) end += length;
+  start = std::max<int64_t>(start, 0);
+  end = std::max<int64_t>(end, 0);
+  if (end >= length) end = length - 1;
+  if (start > end || length == 0) {
+    context.reply.Bulk("");
+    return;
+  }
+  context.reply.Bulk(
+      value.substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
+}
+
+// SETRANGE key offset value: overwrites from `offset`, padding with zero bytes. The result is
+// raw; writing nothing changes nothing (not even the encoding) and creates no key.
+void CmdSetrange(CommandContext& context) {
+  int64_t offset = 0;
+  if (!ParseStrictInt64(context.arg(2), &offset)) {
+    context.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (offset < 0) {
+    context.reply.Error("ERR offset is out of range");
+    return;
+  }
+  Database& db = context.db();
+  const std::string_view key = context.arg(1);
+  const std::string_view patch = context.arg(3);
+  const uint64_t hash = db.Hash(key);
+  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
+  if (existing != nullptr && existing->type() != ValueType::kString) {
+    context.reply.Error(errors::kWrongType);
+    return;
+  }
+  const std::string_view old_value = existing != nullptr ? existing->value() : std::string_view();
+  if (patch.empty()) {
+    context.reply.Integer(static_cast<int64_t>(old_value.size()));
+    return;
+  }
+  if (!CheckStringLength(context, static_cast<uint64_t>(offset), patch.size())) return;
+  const size_t patch_at = static_cast<size_t>(offset);
+  const size_t new_size = std::max(old_value.size(), patch_at + patch.size());
+  // Rebuilt whole, as APPEND is (see there).
+  ScratchBuffer rebuilt(context.engine.memory());
+  if (!rebuilt.Allocate(new_size)) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  char* out = rebuilt.data();
+  if (!old_value.empty()) std::memcpy(out, old_value.data(), old_value.size());
+  if (patch_at > old_value.size())
+    std::memset(out + old_value.size(), 0, patch_at - old_value.size());
+  std::memcpy(out + patch_at, patch.data(), patch.size());
+  const int64_t expire_at_ms = existing != nullptr ? existing->expire_at_ms() : kNoExpiry;
+  if (db.SetString(key, hash, rebuilt.view(), expire_at_ms, ObjectEncoding::kRaw) ==
+      Database::SetOutcome::kOutOfMemory) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  context.reply.Integer(static_cast<int64_t>(new_size));
 }
 
 // SET's key is overwritten (OW update) unless GET also reads the old value (RW access update),
@@ -135,6 +566,12 @@ bool FindSetKeys(std::span<const std::string_view> args, std::vector<KeyReferenc
   return true;
 }
 
+constexpr std::string_view kRangeComplexity =
+    "O(N) where N is the length of the returned string. The complexity is ultimately determined "
+    "by the returned length, but because creating a substring from an existing string is very "
+    "cheap, it can be considered O(1) for small strings.";
+
+// Copied from redis-server 7.0.15's COMMAND INFO and COMMAND DOCS.
 constexpr CommandDef kStringCommands[] = {
     {.name = "get",
      .arity = 2,
@@ -166,6 +603,176 @@ constexpr CommandDef kStringCommands[] = {
                 "option.|6.2.0 Added the `GET`, `EXAT` and `PXAT` option.|7.0.0 Allowed the `NX` "
                 "and `GET` options to be used together.",
      .find_keys = FindSetKeys},
+    {.name = "setnx",
+     .arity = 3,
+     .flags = "write denyoom fast",
+     .acl = "@string",
+     .keys = "OW insert: index 1 range 0 1 0",
+     .group = "string",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .summary = "Set the value of a key, only if the key does not exist",
+     .args = "key:key#0 value",
+     .handler = CmdSetnx},
+    {.name = "setex",
+     .arity = 4,
+     .flags = "write denyoom",
+     .acl = "@string",
+     .keys = "OW update: index 1 range 0 1 0",
+     .group = "string",
+     .since = "2.0.0",
+     .complexity = "O(1)",
+     .summary = "Set the value and expiration of a key",
+     .args = "key:key#0 seconds:integer value",
+     .handler = CmdSetex},
+    {.name = "psetex",
+     .arity = 4,
+     .flags = "write denyoom",
+     .acl = "@string",
+     .keys = "OW update: index 1 range 0 1 0",
+     .group = "string",
+     .since = "2.6.0",
+     .complexity = "O(1)",
+     .summary = "Set the value and expiration in milliseconds of a key",
+     .args = "key:key#0 milliseconds:integer value",
+     .handler = CmdPsetex},
+    {.name = "getex",
+     .arity = -2,
+     .flags = "write fast",
+     .acl = "@string",
+     .keys = "RW access update: index 1 range 0 1 0 | RW and UPDATE because it changes the TTL",
+     .group = "string",
+     .since = "6.2.0",
+     .complexity = "O(1)",
+     .summary = "Get the value of a key and optionally set its expiration",
+     .args = "key:key#0 ?expiration:oneof{seconds:integer=EX milliseconds:integer=PX "
+             "unix-time-seconds:unix-time=EXAT unix-time-milliseconds:unix-time=PXAT "
+             "persist=PERSIST}",
+     .handler = CmdGetex},
+    {.name = "getdel",
+     .arity = 2,
+     .flags = "write fast",
+     .acl = "@string",
+     .keys = "RW access delete: index 1 range 0 1 0",
+     .group = "string",
+     .since = "6.2.0",
+     .complexity = "O(1)",
+     .summary = "Get the value of a key and delete the key",
+     .args = "key:key#0",
+     .handler = CmdGetdel},
+    {.name = "getset",
+     .arity = 3,
+     .flags = "write denyoom fast",
+     .acl = "@string",
+     .keys = "RW access update: index 1 range 0 1 0",
+     .group = "string",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .summary = "Set the string value of a key and return its old value",
+     .args = "key:key#0 value",
+     .handler = CmdGetset,
+     .doc_flags = "deprecated",
+     .deprecated_since = "6.2.0",
+     .replaced_by = "`SET` with the `!GET` argument"},
+    {.name = "mget",
+     .arity = -2,
+     .flags = "readonly fast",
+     .acl = "@string",
+     .keys = "RO access: index 1 range -1 1 0",
+     .group = "string",
+     .since = "1.0.0",
+     .complexity = "O(N) where N is the number of keys to retrieve.",
+     .summary = "Get the values of all the given keys",
+     .args = "*key:key#0",
+     .handler = CmdMget,
+     .tips = "request_policy:multi_shard"},
+    {.name = "mset",
+     .arity = -3,
+     .flags = "write denyoom",
+     .acl = "@string",
+     .keys = "OW update: index 1 range -1 2 0",
+     .group = "string",
+     .since = "1.0.1",
+     .complexity = "O(N) where N is the number of keys to set.",
+     .summary = "Set multiple keys to multiple values",
+     .args = "*key_value:block{key:key#0 value}",
+     .handler = CmdMset,
+     .tips = "request_policy:multi_shard response_policy:all_succeeded"},
+    {.name = "msetnx",
+     .arity = -3,
+     .flags = "write denyoom",
+     .acl = "@string",
+     .keys = "OW insert: index 1 range -1 2 0",
+     .group = "string",
+     .since = "1.0.1",
+     .complexity = "O(N) where N is the number of keys to set.",
+     .summary = "Set multiple keys to multiple values, only if none of the keys exist",
+     .args = "*key_value:block{key:key#0 value}",
+     .handler = CmdMsetnx,
+     .tips = "request_policy:multi_shard response_policy:agg_min"},
+    {.name = "append",
+     .arity = 3,
+     .flags = "write denyoom fast",
+     .acl = "@string",
+     .keys = "RW insert: index 1 range 0 1 0",
+     .group = "string",
+     .since = "2.0.0",
+     .complexity = "O(1). The amortized time complexity is O(1) assuming the appended value is "
+                   "small and the already present value is of any size, since the dynamic string "
+                   "library used by Redis will double the free space available on every "
+                   "reallocation.",
+     .summary = "Append a value to a key",
+     .args = "key:key#0 value",
+     .handler = CmdAppend},
+    {.name = "strlen",
+     .arity = 2,
+     .flags = "readonly fast",
+     .acl = "@string",
+     .keys = "RO: index 1 range 0 1 0",
+     .group = "string",
+     .since = "2.2.0",
+     .complexity = "O(1)",
+     .summary = "Get the length of the value stored in a key",
+     .args = "key:key#0",
+     .handler = CmdStrlen},
+    {.name = "getrange",
+     .arity = 4,
+     .flags = "readonly",
+     .acl = "@string",
+     .keys = "RO access: index 1 range 0 1 0",
+     .group = "string",
+     .since = "2.4.0",
+     .complexity = kRangeComplexity,
+     .summary = "Get a substring of the string stored at a key",
+     .args = "key:key#0 start:integer end:integer",
+     .handler = CmdGetrange},
+    {.name = "setrange",
+     .arity = 4,
+     .flags = "write denyoom",
+     .acl = "@string",
+     .keys = "RW update: index 1 range 0 1 0",
+     .group = "string",
+     .since = "2.2.0",
+     .complexity = "O(1), not counting the time taken to copy the new string in place. Usually, "
+                   "this string is very small so the amortized complexity is O(1). Otherwise, "
+                   "complexity is O(M) with M being the length of the value argument.",
+     .summary = "Overwrite part of a string at key starting at the specified offset",
+     .args = "key:key#0 offset:integer value",
+     .handler = CmdSetrange},
+    {.name = "substr",
+     .arity = 4,
+     .flags = "readonly",
+     .acl = "@string",
+     .keys = "RO access: index 1 range 0 1 0",
+     .group = "string",
+     .since = "1.0.0",
+     .complexity = kRangeComplexity,
+     .summary = "Get a substring of the string stored at a key",
+     .args = "key:key#0 start:integer end:integer",
+     .handler = CmdGetrange,
+     .doc_flags = "deprecated",
+     .deprecated_since = "2.0.0",
+     .replaced_by = "`GETRANGE`"},
 };
 
 }  // namespace

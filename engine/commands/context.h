@@ -66,6 +66,8 @@ void RegisterConnectionCommands(Registry& registry);
 void RegisterClientCommands(Registry& registry);
 void RegisterKeyCommands(Registry& registry);
 void RegisterStringCommands(Registry& registry);
+void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, ...
+void RegisterLcsCommands(Registry& registry);
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND

@@ -4,8 +4,26 @@
 
 #include "engine/base/assert.h"
 #include "engine/base/numbers.h"
+#include "engine/commands/context.h"
 
 namespace keel {
+
+const Registry& Registry::Builtin() {
+  static const Registry* const kBuiltin = [] {
+    auto* registry = new Registry();
+    RegisterConnectionCommands(*registry);
+    RegisterClientCommands(*registry);
+    RegisterKeyCommands(*registry);
+    RegisterStringCommands(*registry);
+    RegisterStringCounterCommands(*registry);
+    RegisterLcsCommands(*registry);
+    RegisterServerCommands(*registry);
+    RegisterConfigCommands(*registry);
+    RegisterIntrospectionCommands(*registry);
+    return registry;
+  }();
+  return *kBuiltin;
+}
 
 uint64_t Registry::HashName(std::string_view name) {
   // FNV-1a over case-folded bytes: command names are short, and this needs no copy.

@@ -39,6 +39,10 @@ class Registry {
   // "parent|child" or "name", any case.
   const CommandSpec* FindByFullName(std::string_view full_name) const;
 
+  // Every command of every family, parsed once per process. Constant after construction, so
+  // engines share it (building it costs more than building the rest of an engine).
+  static const Registry& Builtin();
+
   // Top-level commands in registration order.
   const std::vector<const CommandSpec*>& commands() const { return ordered_; }
   // Every command and subcommand, indexed by CommandSpec::id.

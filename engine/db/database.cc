@@ -8,193 +8,277 @@
 namespace keel {
 namespace {
 
-constexpr size_t kInitialCapacity = 16;
+constexpr size_t kInitialHomeSlots = 8;
+// Grow past this load (Robin Hood probing keeps lookups short up to here), by this factor, so that
+// the load stays between 0.7 and 0.875 (docs/KEYSPACE.md has the arithmetic).
+constexpr size_t kLoadMaxPercent = 875;  // per mille
+constexpr size_t kGrowthPercent = 125;
+// Shrink below this load, to about half full.
+constexpr size_t kLoadMinPerMille = 200;
+// Slots moved per insert or delete while a resize runs: enough to finish long before the new
+// table fills up (growth adds room for 0.22 * size inserts; this finishes within size / 64).
+constexpr size_t kResizeSlotsPerWrite = 96;
 
 }  // namespace
 
-Database::Database(MemoryAccountant& memory, uint64_t hash_seed)
-    : memory_(memory), hash_seed_(hash_seed) {}
+Database::Database(MemoryAccountant& memory, SlabAllocator& slab, const AccessClock& clock,
+                   uint64_t hash_seed)
+    : memory_(memory),
+      slab_(slab),
+      clock_(clock),
+      hash_seed_(hash_seed),
+      main_(std::make_unique<KeyTable>(memory, kInitialHomeSlots)) {}
 
-Database::~Database() {
-  Clear();
-  if (slots_ != nullptr) {
-    memory_.Deallocate(slots_, capacity_ * sizeof(uint64_t), MemoryUse::kKeyspace);
-  }
+Database::~Database() { Clear(); }
+
+uint64_t Database::HashWithSeed(const void* context, std::string_view key) {
+  return HashBytes(key.data(), key.size(), *static_cast<const uint64_t*>(context));
 }
 
-uint64_t Database::MakeSlot(Entry* entry, uint64_t hash) {
-  const auto address = reinterpret_cast<uint64_t>(entry);
-  KEEL_ASSERT((address & ~kAddressMask) == 0);  // x86-64 and arm64 user addresses fit 48 bits
-  return address | (TagOf(hash) << kTagShift);
-}
+uint64_t Database::Hash(std::string_view key) const { return HashWithSeed(&hash_seed_, key); }
 
-uint64_t Database::Hash(std::string_view key) const {
-  return HashBytes(key.data(), key.size(), hash_seed_);
-}
+size_t Database::size() const { return main_->size() + (next_ ? next_->size() : 0); }
 
-size_t Database::Probe(std::string_view key, uint64_t hash, bool* found) const {
-  KEEL_DASSERT(capacity_ > 0);
-  const size_t mask = capacity_ - 1;
-  const uint64_t tag = TagOf(hash);
-  size_t index = hash & mask;
-  while (true) {
-    const uint64_t slot = slots_[index];
-    if (slot == 0) {
-      *found = false;
-      return index;
-    }
-    if ((slot >> kTagShift) == tag) {
-      const Entry* entry = EntryOf(slot);
-      if (entry->key_size == key.size() &&
-          std::memcmp(entry->key_data(), key.data(), key.size()) == 0) {
-        *found = true;
-        return index;
-      }
-    }
-    index = (index + 1) & mask;
-  }
+size_t Database::table_bytes() const {
+  size_t bytes = main_->allocated() ? main_->slot_bytes() : 0;
+  if (next_ != nullptr && next_->allocated()) bytes += next_->slot_bytes();
+  return bytes;
 }
 
 Entry* Database::Find(std::string_view key, uint64_t hash) {
-  if (size_ == 0) return nullptr;
-  bool found = false;
-  const size_t index = Probe(key, hash, &found);
-  return found ? EntryOf(slots_[index]) : nullptr;
+  KEEL_DASSERT(hash == Hash(key));
+  return TableFor(hash).Find(key, hash);
 }
 
-bool Database::Grow() {
-  const size_t new_capacity = capacity_ == 0 ? kInitialCapacity : capacity_ * 2;
-  auto* new_slots = static_cast<uint64_t*>(
-      memory_.Allocate(new_capacity * sizeof(uint64_t), MemoryUse::kKeyspace));
-  if (new_slots == nullptr) return false;
-  std::memset(new_slots, 0, new_capacity * sizeof(uint64_t));
-  const size_t mask = new_capacity - 1;
-  for (size_t i = 0; i < capacity_; i++) {
-    const uint64_t slot = slots_[i];
-    if (slot == 0) continue;
-    size_t index = Hash(EntryOf(slot)->key()) & mask;
-    while (new_slots[index] != 0) index = (index + 1) & mask;
-    new_slots[index] = slot;
-  }
-  if (slots_ != nullptr) {
-    memory_.Deallocate(slots_, capacity_ * sizeof(uint64_t), MemoryUse::kKeyspace);
-  }
-  slots_ = new_slots;
-  capacity_ = new_capacity;
-  return true;
-}
-
-Entry* Database::NewEntry(std::string_view key, std::string_view value, int64_t expire_at_ms) {
+Entry* Database::NewEntry(ValueType type, ObjectEncoding encoding, std::string_view key,
+                          size_t value_size, int64_t expire_at_ms) {
   KEEL_ASSERT(key.size() <= UINT32_MAX);
-  KEEL_ASSERT(value.size() <= UINT32_MAX);
-  const size_t bytes = Entry::AllocationBytes(key.size(), value.size());
-  auto* entry = static_cast<Entry*>(memory_.Allocate(bytes, MemoryUse::kKeyspace));
-  if (entry == nullptr) return nullptr;
-  entry->expire_at_ms = expire_at_ms;
-  entry->key_size = static_cast<uint32_t>(key.size());
-  entry->value_size = static_cast<uint32_t>(value.size());
-  entry->type = ValueType::kString;
-  std::memset(entry->reserved, 0, sizeof(entry->reserved));
-  if (!key.empty()) std::memcpy(entry->key_data(), key.data(), key.size());
-  if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
+  KEEL_ASSERT(value_size <= UINT32_MAX);
+  const size_t bytes = Entry::BytesFor(key.size(), value_size, expire_at_ms != kNoExpiry);
+  void* block = slab_.Allocate(bytes);
+  if (block == nullptr) return nullptr;
+  Entry* entry = Entry::Create(block, type, encoding, key, value_size, expire_at_ms);
+  entry->set_access_clock(clock_.Initial());
   return entry;
 }
 
-void Database::FreeEntry(Entry* entry) {
-  memory_.Deallocate(entry, entry->allocation_bytes(), MemoryUse::kKeyspace);
+void Database::FreeEntry(Entry* entry) { slab_.Deallocate(entry, entry->allocation_bytes()); }
+
+void Database::TrackExpiry(Entry* entry) {
+  KEEL_DASSERT(entry->has_expiry());
+  entry->set_volatile_index(static_cast<uint32_t>(volatile_.size()));
+  volatile_.push_back(entry);
+}
+
+void Database::UntrackExpiry(Entry* entry) {
+  KEEL_DASSERT(entry->has_expiry());
+  const uint32_t index = entry->volatile_index();
+  KEEL_ASSERT(index < volatile_.size());
+  KEEL_ASSERT(volatile_[index] == entry);
+  Entry* last = volatile_.back();
+  volatile_[index] = last;
+  last->set_volatile_index(index);
+  volatile_.pop_back();
+}
+
+void Database::ReplaceEntry(Entry* old, uint64_t hash, Entry* replacement) {
+  TableFor(hash).Replace(old->key(), hash, replacement);
+  if (old->has_expiry()) UntrackExpiry(old);
+  if (replacement->has_expiry()) TrackExpiry(replacement);
+  FreeEntry(old);
+}
+
+bool Database::Insert(Entry* entry, uint64_t hash) {
+  if (!main_->allocated() && !main_->Allocate()) return false;
+  MaybeStartResize();
+  if (next_ != nullptr) ResizeStep(kResizeSlotsPerWrite);
+  if (TableFor(hash).Insert(entry, hash, HashWithSeed, &hash_seed_)) return true;
+  // A run reached the end of the overflow area (a degenerate case at high load): finish any
+  // resize, grow now, and place the entry in the bigger table.
+  if (next_ == nullptr) {
+    auto bigger = std::make_unique<KeyTable>(memory_, main_->home_slots() * 2);
+    if (!bigger->Allocate()) return false;
+    next_ = std::move(bigger);
+    boundary_ = 0;
+    migrated_slot_ = 0;
+  }
+  FinishResize();
+  return main_->Insert(entry, hash, HashWithSeed, &hash_seed_);
 }
 
 Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
-                                         std::string_view value, int64_t expire_at_ms) {
+                                         std::string_view value, int64_t expire_at_ms,
+                                         ObjectEncoding encoding) {
   KEEL_DASSERT(hash == Hash(key));
-  if (size_ > 0) {
-    bool found = false;
-    const size_t index = Probe(key, hash, &found);
-    if (found) {
-      Entry* old = EntryOf(slots_[index]);
-      if (old->type == ValueType::kString && old->value_size == value.size()) {
-        // Same size: overwrite in place, the common case for counters and fixed-size values.
-        if (!value.empty()) std::memcpy(old->value_data(), value.data(), value.size());
-        SetExpiry(old, expire_at_ms);
-        return SetOutcome::kReplaced;
-      }
-      Entry* entry = NewEntry(key, value, expire_at_ms);
-      if (entry == nullptr) return SetOutcome::kOutOfMemory;
-      if (old->has_expiry()) expires_count_--;
-      if (entry->has_expiry()) expires_count_++;
-      FreeEntry(old);
-      slots_[index] = MakeSlot(entry, hash);
-      return SetOutcome::kReplaced;
-    }
+  Entry* old = TableFor(hash).Find(key, hash);
+  const bool has_expiry = expire_at_ms != kNoExpiry;
+  if (old != nullptr && old->type() == ValueType::kString && old->value_size() == value.size() &&
+      old->has_expiry() == has_expiry) {
+    // Same shape: overwrite in place, the common case for counters and fixed-size values.
+    if (!value.empty()) std::memcpy(old->value_data(), value.data(), value.size());
+    old->set_encoding(encoding);
+    if (has_expiry) old->set_expire_at_ms(expire_at_ms);
+    old->set_access_clock(clock_.Initial());
+    return SetOutcome::kReplaced;
   }
-  // Grow before the load passes 3/4. If growing is refused the table still has room up to 7/8,
-  // and beyond that the insert is refused rather than letting probe chains degrade.
-  if ((size_ + 1) * 4 > capacity_ * 3 && !Grow() && (size_ + 1) * 8 > capacity_ * 7) {
+  Entry* entry = NewEntry(ValueType::kString, encoding, key, value.size(), expire_at_ms);
+  if (entry == nullptr) return SetOutcome::kOutOfMemory;
+  if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
+  if (old != nullptr) {
+    ReplaceEntry(old, hash, entry);
+    return SetOutcome::kReplaced;
+  }
+  if (!Insert(entry, hash)) {
+    FreeEntry(entry);
     return SetOutcome::kOutOfMemory;
   }
-  bool found = false;
-  const size_t index = Probe(key, hash, &found);
-  KEEL_DASSERT(!found);
-  Entry* entry = NewEntry(key, value, expire_at_ms);
-  if (entry == nullptr) return SetOutcome::kOutOfMemory;
-  if (entry->has_expiry()) expires_count_++;
-  slots_[index] = MakeSlot(entry, hash);
-  size_++;
+  if (has_expiry) TrackExpiry(entry);
   return SetOutcome::kInserted;
 }
 
-void Database::SetExpiry(Entry* entry, int64_t expire_at_ms) {
-  if (entry->has_expiry()) expires_count_--;
-  entry->expire_at_ms = expire_at_ms;
-  if (entry->has_expiry()) expires_count_++;
+Entry* Database::InsertCopy(std::string_view key, uint64_t hash, const Entry& source,
+                            int64_t expire_at_ms) {
+  KEEL_DASSERT(Find(key, hash) == nullptr);
+  const std::string_view value = source.value();
+  Entry* entry = NewEntry(source.type(), source.encoding(), key, value.size(), expire_at_ms);
+  if (entry == nullptr) return nullptr;
+  if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
+  entry->set_access_clock(source.access_clock());
+  if (!Insert(entry, hash)) {
+    FreeEntry(entry);
+    return nullptr;
+  }
+  if (entry->has_expiry()) TrackExpiry(entry);
+  return entry;
 }
 
-bool Database::Erase(std::string_view key) {
-  if (size_ == 0) return false;
-  bool found = false;
-  const size_t index = Probe(key, Hash(key), &found);
-  if (!found) return false;
-  EraseSlot(index);
+Entry* Database::SetExpiry(Entry* entry, int64_t expire_at_ms) {
+  const bool has_expiry = expire_at_ms != kNoExpiry;
+  if (entry->has_expiry() == has_expiry) {
+    if (has_expiry) entry->set_expire_at_ms(expire_at_ms);
+    return entry;
+  }
+  // Adding or removing the expiry changes the entry's size: copy it into a new block.
+  const std::string_view key = entry->key();
+  const std::string_view value = entry->value();
+  Entry* moved = NewEntry(entry->type(), entry->encoding(), key, value.size(), expire_at_ms);
+  if (moved == nullptr) return nullptr;
+  if (!value.empty()) std::memcpy(moved->value_data(), value.data(), value.size());
+  moved->set_access_clock(entry->access_clock());
+  ReplaceEntry(entry, Hash(key), moved);
+  return moved;
+}
+
+bool Database::Erase(std::string_view key, uint64_t hash) {
+  KEEL_DASSERT(hash == Hash(key));
+  Entry* removed = TableFor(hash).Remove(key, hash, HashWithSeed, &hash_seed_);
+  if (removed == nullptr) return false;
+  if (removed->has_expiry()) UntrackExpiry(removed);
+  FreeEntry(removed);
+  if (next_ != nullptr) {
+    ResizeStep(kResizeSlotsPerWrite);
+  } else {
+    MaybeStartResize();
+  }
   return true;
 }
 
-void Database::EraseSlot(size_t index) {
-  Entry* entry = EntryOf(slots_[index]);
-  if (entry->has_expiry()) expires_count_--;
-  FreeEntry(entry);
-  size_--;
-  // Backward-shift deletion: move each following entry of the probe run into the hole when its
-  // home slot is at or before the hole, so every key stays reachable from its home.
-  const size_t mask = capacity_ - 1;
-  size_t hole = index;
-  size_t next = (hole + 1) & mask;
-  while (slots_[next] != 0) {
-    const size_t home = Hash(EntryOf(slots_[next])->key()) & mask;
-    const size_t distance_home = (next - home) & mask;
-    const size_t distance_hole = (next - hole) & mask;
-    if (distance_home >= distance_hole) {
-      slots_[hole] = slots_[next];
-      hole = next;
-    }
-    next = (next + 1) & mask;
-  }
-  slots_[hole] = 0;
+void Database::Clear() {
+  ForEach([this](Entry& entry) { slab_.Deallocate(&entry, entry.allocation_bytes()); });
+  volatile_.clear();
+  volatile_.shrink_to_fit();
+  next_.reset();
+  main_ = std::make_unique<KeyTable>(memory_, kInitialHomeSlots);
+  boundary_ = 0;
+  migrated_slot_ = 0;
 }
 
-void Database::Clear() {
-  for (size_t i = 0; i < capacity_; i++) {
-    if (slots_[i] != 0) {
-      FreeEntry(EntryOf(slots_[i]));
-      slots_[i] = 0;
+void Database::MaybeStartResize() {
+  if (next_ != nullptr) return;
+  const size_t homes = main_->home_slots();
+  const size_t keys = main_->size();
+  size_t target = 0;
+  if ((keys + 1) * 1000 > homes * kLoadMaxPercent) {
+    target = homes * kGrowthPercent / 100 + 1;
+  } else if (homes > kInitialHomeSlots && keys * 1000 < homes * kLoadMinPerMille) {
+    target = keys * 2 > kInitialHomeSlots ? keys * 2 : kInitialHomeSlots;
+  }
+  if (target == 0) return;
+  auto table = std::make_unique<KeyTable>(memory_, target);
+  // A refused allocation postpones the resize; the current table still has room (its overflow
+  // area), and the next write tries again.
+  if (!table->Allocate()) return;
+  next_ = std::move(table);
+  boundary_ = 0;
+  migrated_slot_ = 0;
+}
+
+bool Database::ResizeStep(size_t slots) {
+  if (next_ == nullptr) return false;
+  const size_t end = main_->slot_count();
+  // Move whole runs: stop at a boundary slot so that every entry whose home is before it moves
+  // with this step, and the hash boundary can advance past all of them.
+  const size_t stop = main_->NextBoundary(migrated_slot_ + slots);
+  main_->VisitSlots(migrated_slot_, stop, [&](Entry& entry) {
+    const uint64_t hash = Hash(entry.key());
+    const bool placed = next_->Insert(&entry, hash, HashWithSeed, &hash_seed_);
+    KEEL_ASSERT(placed);  // the new table is sized for all keys with room to spare
+  });
+  // The moved entries are now only in next_. No entry at or after `stop` belongs before it, so
+  // clearing the moved slots leaves main_'s remaining runs intact.
+  main_->ClearSlots(migrated_slot_, stop);
+  migrated_slot_ = stop;
+  bool past_end = false;
+  boundary_ = FirstHashOfSlot(stop, main_->home_slots(), &past_end);
+  if (past_end || stop >= end) {
+    KEEL_ASSERT(main_->size() == 0);
+    main_ = std::move(next_);
+    boundary_ = 0;
+    migrated_slot_ = 0;
+    return false;
+  }
+  return true;
+}
+
+void Database::FinishResize() {
+  while (ResizeStep(SIZE_MAX / 2)) {
+  }
+}
+
+Entry* Database::RandomEntry(Rng& rng) {
+  const size_t total = size();
+  if (total == 0) return nullptr;
+  KeyTable* table = main_.get();
+  if (next_ != nullptr && rng.Below(total) < next_->size()) table = next_.get();
+  if (table->size() == 0) table = table == main_.get() ? next_.get() : main_.get();
+  const size_t slot = table->NextOccupied(rng.Below(table->slot_count()));
+  return table->EntryAt(slot);
+}
+
+Entry* Database::RandomVolatileEntry(Rng& rng) {
+  if (volatile_.empty()) return nullptr;
+  return volatile_[rng.Below(volatile_.size())];
+}
+
+bool Database::CheckInvariants() const {
+  if (!main_->CheckInvariants(HashWithSeed, &hash_seed_)) return false;
+  if (next_ != nullptr && !next_->CheckInvariants(HashWithSeed, &hash_seed_)) return false;
+  size_t with_expiry = 0;
+  bool placed_right = true;
+  ForEach([&](const Entry& entry) {
+    if (entry.has_expiry()) {
+      with_expiry++;
+      const uint32_t index = entry.volatile_index();
+      if (index >= volatile_.size() || volatile_[index] != &entry) placed_right = false;
     }
-  }
-  size_ = 0;
-  expires_count_ = 0;
-  if (slots_ != nullptr) {
-    memory_.Deallocate(slots_, capacity_ * sizeof(uint64_t), MemoryUse::kKeyspace);
-    slots_ = nullptr;
-    capacity_ = 0;
-  }
+    // While resizing, each key is on its side of the boundary.
+    if (next_ != nullptr) {
+      const uint64_t hash = Hash(entry.key());
+      const bool in_next = next_->Find(entry.key(), hash) == &entry;
+      if (in_next != (hash < boundary_)) placed_right = false;
+    }
+  });
+  return placed_right && with_expiry == volatile_.size();
 }
 
 }  // namespace keel

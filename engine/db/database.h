@@ -1,28 +1,50 @@
 // Database: one of the numbered keyspaces (SELECT 0..databases-1).
 //
-// An open-addressing hash table with linear probing over pointers to Entry blocks. Each slot
-// keeps 16 bits of the key's hash above the 48 address bits, so a probe that meets another key
-// rejects it without touching its memory. Deletion shifts later entries back (no tombstones), so
-// lookups never slow down with churn. Every byte (entries and slot array) is accounted through the
-// MemoryAccountant and an allocation the environment refuses fails the operation cleanly.
+// Keys live in a hash-ordered KeyTable (key_table.h); entries come from the engine's
+// SlabAllocator (slab.h). The table grows by 1.25x (and shrinks) incrementally: while a resize
+// runs, keys whose hash is below a moving boundary are in the new table and the others in the
+// old one, so a lookup probes exactly one table, and every insert, delete and cron tick moves a
+// bounded number of slots across. Keys with an expiry are also listed in a vector (the entry
+// knows its index) so that active expiry and volatile-* eviction can sample them uniformly.
+// docs/KEYSPACE.md explains the design and its per-key cost.
 //
-// This is the foundation's table. Growth is a full rehash when the load passes 3/4; incremental
-// growth, cursor-stable SCAN, sampling and the compact entry layout arrive with the "Keyspace and
-// strings" issue, behind this same interface.
+// Pointers to entries stay valid until that entry is replaced, re-expired (SetExpiry may move
+// it) or erased; table resizing never moves entries. Every allocation is accounted and a refused
+// one fails the operation with nothing changed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "engine/base/memory.h"
+#include "engine/base/rng.h"
 #include "engine/db/entry.h"
+#include "engine/db/key_table.h"
+#include "engine/db/slab.h"
 
 namespace keel {
 
+// The keyspace's notion of "now" for access tracking, shared by an engine's databases and
+// updated by the engine once per command (Redis's LRU clock and its LFU settings).
+struct AccessClock {
+  uint32_t lru_clock = 0;    // seconds, 24 bits (Redis's LRU_CLOCK with 1 s resolution)
+  bool lfu = false;          // maxmemory-policy is an LFU one: new keys start at LFU_INIT_VAL
+  uint32_t lfu_minutes = 0;  // minutes, 16 bits (Redis's LFUGetTimeInMinutes)
+
+  // The access clock a new key starts with.
+  uint32_t Initial() const {
+    return lfu ? ((lfu_minutes & 0xffff) << 8) | kLfuInitialCount : lru_clock;
+  }
+  static constexpr uint32_t kLfuInitialCount = 5;  // Redis's LFU_INIT_VAL
+};
+
 class Database {
  public:
-  Database(MemoryAccountant& memory, uint64_t hash_seed);
+  Database(MemoryAccountant& memory, SlabAllocator& slab, const AccessClock& clock,
+           uint64_t hash_seed);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -36,58 +58,133 @@ class Database {
   Entry* Find(std::string_view key, uint64_t hash);
 
   enum class SetOutcome : uint8_t { kInserted, kReplaced, kOutOfMemory };
-  // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none), replacing any
-  // previous value of any type. A replaced string of the same size is overwritten in place (no
-  // allocation). On kOutOfMemory nothing changed.
+  // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none) and `encoding`
+  // (what OBJECT ENCODING reports; by default what Redis gives a value stored as given),
+  // replacing any previous value of any type. A replaced string of the same size and expiry
+  // presence is overwritten in place. On kOutOfMemory nothing changed.
   SetOutcome SetString(std::string_view key, std::string_view value, int64_t expire_at_ms) {
-    return SetString(key, Hash(key), value, expire_at_ms);
+    return SetString(key, Hash(key), value, expire_at_ms, StringEncodingFor(value));
   }
   SetOutcome SetString(std::string_view key, uint64_t hash, std::string_view value,
-                       int64_t expire_at_ms);
+                       int64_t expire_at_ms, ObjectEncoding encoding);
+
+  // Inserts under `key` (which must be absent) a copy of `source`'s type, encoding, value bytes
+  // and access clock, with `expire_at_ms`: RENAME, COPY and MOVE. nullptr when memory is refused.
+  Entry* InsertCopy(std::string_view key, uint64_t hash, const Entry& source, int64_t expire_at_ms);
+
+  // Sets or clears (kNoExpiry) the expiry of `entry`, which belongs to this database. Returns the
+  // entry, which may have moved (adding or removing an expiry changes its size), or nullptr when
+  // memory is refused (then nothing changed).
+  Entry* SetExpiry(Entry* entry, int64_t expire_at_ms);
 
   // Removes `key`; returns whether it existed.
-  bool Erase(std::string_view key);
+  bool Erase(std::string_view key) { return Erase(key, Hash(key)); }
+  bool Erase(std::string_view key, uint64_t hash);
 
-  // Changes the expiry of an existing entry.
-  void SetExpiry(Entry* entry, int64_t expire_at_ms);
-
-  // Removes every key.
+  // Removes every key and gives the memory back.
   void Clear();
 
-  size_t size() const { return size_; }
-  size_t expires_count() const { return expires_count_; }
-  size_t capacity() const { return capacity_; }
+  size_t size() const;
+  size_t expires_count() const { return volatile_.size(); }
 
-  // Visits entries in slot order (deterministic for a given seed and history). `visit` must not
-  // change the table.
+  // SCAN: visits entries whose hash is at or after `cursor` for about `count` slots and returns
+  // the cursor to continue from (0 once everything was visited). A key present for the whole
+  // scan is visited at least once whatever resizes happen in between; the cursor is a position in
+  // hash space, not in a table.
   template <typename Visit>
-  void ForEach(Visit&& visit) const {
-    for (size_t i = 0; i < capacity_; i++) {
-      if (slots_[i] != 0) visit(*EntryOf(slots_[i]));
-    }
-  }
+  uint64_t Scan(uint64_t cursor, size_t count, Visit&& visit);
+
+  // A random entry (nullptr when empty), and a random entry among those with an expiry.
+  Entry* RandomEntry(Rng& rng);
+  Entry* RandomVolatileEntry(Rng& rng);
+
+  // Visits every entry. `visit` must not change the database.
+  template <typename Visit>
+  void ForEach(Visit&& visit) const;
+
+  // Moves up to `slots` slots of a running resize (cron calls it; inserts and deletes call it
+  // with a small budget). Returns whether a resize is still running.
+  bool ResizeStep(size_t slots);
+  bool resizing() const { return next_ != nullptr; }
+
+  // Bytes of the slot arrays (INFO used_memory_overhead-style figures and docs/KEYSPACE.md).
+  size_t table_bytes() const;
+
+  // The structure's invariants (tests, simulator, fuzzing): ordering in both tables, the
+  // resize boundary, entry counts and the volatile list.
+  bool CheckInvariants() const;
 
  private:
-  static constexpr int kTagShift = 48;
-  static constexpr uint64_t kAddressMask = (uint64_t{1} << kTagShift) - 1;
-
-  static Entry* EntryOf(uint64_t slot) { return reinterpret_cast<Entry*>(slot & kAddressMask); }
-  static uint64_t TagOf(uint64_t hash) { return (hash >> kTagShift) | 1; }  // never 0
-  static uint64_t MakeSlot(Entry* entry, uint64_t hash);
-
-  // Index of the slot holding `key`, or of the empty slot where it would go.
-  size_t Probe(std::string_view key, uint64_t hash, bool* found) const;
-  bool Grow();
-  void EraseSlot(size_t index);
-  Entry* NewEntry(std::string_view key, std::string_view value, int64_t expire_at_ms);
+  static uint64_t HashWithSeed(const void* context, std::string_view key);
+  KeyTable& TableFor(uint64_t hash) {
+    return next_ != nullptr && hash < boundary_ ? *next_ : *main_;
+  }
+  const KeyTable& TableFor(uint64_t hash) const {
+    return next_ != nullptr && hash < boundary_ ? *next_ : *main_;
+  }
+  Entry* NewEntry(ValueType type, ObjectEncoding encoding, std::string_view key, size_t value_size,
+                  int64_t expire_at_ms);
   void FreeEntry(Entry* entry);
+  void TrackExpiry(Entry* entry);
+  void UntrackExpiry(Entry* entry);
+  // Puts `replacement` in `old`'s place in the table and the volatile list, and frees `old`.
+  void ReplaceEntry(Entry* old, uint64_t hash, Entry* replacement);
+  bool Insert(Entry* entry, uint64_t hash);
+  void MaybeStartResize();
+  void FinishResize();
+  template <typename Visit>
+  static void VisitRange(const KeyTable& table, uint64_t low, uint64_t high, bool high_is_end,
+                         uint64_t seed, Visit&& visit);
 
   MemoryAccountant& memory_;
+  SlabAllocator& slab_;
+  const AccessClock& clock_;
   uint64_t hash_seed_;
-  uint64_t* slots_ = nullptr;
-  size_t capacity_ = 0;  // a power of two, or 0 before the first insert
-  size_t size_ = 0;
-  size_t expires_count_ = 0;
+  std::unique_ptr<KeyTable> main_;
+  std::unique_ptr<KeyTable> next_;  // the resize target, or null
+  uint64_t boundary_ = 0;           // while resizing: hashes below it live in next_
+  size_t migrated_slot_ = 0;        // while resizing: main_'s slots below it are moved
+  std::vector<Entry*> volatile_;    // entries with an expiry (each knows its index)
 };
+
+// ---------------------------------------------------------------------------------------------
+// Template implementations.
+
+template <typename Visit>
+void Database::VisitRange(const KeyTable& table, uint64_t low, uint64_t high, bool high_is_end,
+                          uint64_t seed, Visit&& visit) {
+  if (!table.allocated() || table.size() == 0) return;
+  const size_t begin = HomeSlot(low, table.home_slots());
+  // Every entry whose home is at or before high's home lies before the next boundary after it.
+  const size_t end =
+      high_is_end ? table.slot_count() : table.NextBoundary(HomeSlot(high, table.home_slots()) + 1);
+  table.VisitSlots(begin, end, [&](Entry& entry) {
+    const uint64_t hash = HashWithSeed(&seed, entry.key());
+    if (hash >= low && (high_is_end || hash < high)) visit(entry);
+  });
+}
+
+template <typename Visit>
+uint64_t Database::Scan(uint64_t cursor, size_t count, Visit&& visit) {
+  if (size() == 0) return 0;
+  if (count == 0) count = 1;
+  // The chunk ends at a boundary slot of the table that holds the cursor's hash: its first hash
+  // is the next cursor. Both tables are then swept for the hash range [cursor, next).
+  const KeyTable& primary = TableFor(cursor);
+  const size_t start = HomeSlot(cursor, primary.home_slots());
+  const size_t stop = primary.NextBoundary(start + count);
+  bool past_end = false;
+  const uint64_t next = FirstHashOfSlot(stop, primary.home_slots(), &past_end);
+  const bool to_end = past_end || next == 0;
+  VisitRange(*main_, cursor, next, to_end, hash_seed_, visit);
+  if (next_ != nullptr) VisitRange(*next_, cursor, next, to_end, hash_seed_, visit);
+  return to_end ? 0 : next;
+}
+
+template <typename Visit>
+void Database::ForEach(Visit&& visit) const {
+  main_->VisitSlots(0, main_->slot_count(), visit);
+  if (next_ != nullptr) next_->VisitSlots(0, next_->slot_count(), visit);
+}
 
 }  // namespace keel

@@ -1,42 +1,196 @@
-// Entry: one key and its value, held in a single accounted allocation.
+// Entry: one key and its value, held in a single block from the keyspace's SlabAllocator.
 //
-// Layout: [Entry header][key bytes][value bytes]. Strings live inline after the key, so a SET of
-// a short value costs one allocation. Later value types (lists, hashes, ...) will keep a pointer
-// to their own structure in the value area and mark it in `type`. The "Keyspace and strings"
-// issue replaces this header with the compact per-key layout described in docs/KEYSPACE.md.
+// Layout (docs/KEYSPACE.md has the per-key arithmetic):
+//   byte 0      type (3 bits) | encoding (4 bits) | has-expiry (1 bit)
+//   bytes 1-3   access clock: Redis's 24-bit LRU clock, or LFU decrement time and counter
+//   varint      key size
+//   varint      value size
+//   [8 bytes    expiry, absolute Unix ms      ] only with has-expiry
+//   [4 bytes    index in the volatile-key list] only with has-expiry
+//   key bytes, value bytes
+// A 16-byte key with a 64-byte value takes 86 bytes (an 88-byte slab block). Strings live inline;
+// later value types keep a pointer to their structure in the value bytes. The size of an entry
+// is fixed once written: changing the value's size or adding/removing the expiry means a new
+// block (Database does that and keeps the table pointing at it).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace keel {
 
 enum class ValueType : uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
 
+// How a value is stored, as OBJECT ENCODING names it. Strings: kInt for a value that reads as a
+// 64-bit integer in at most 20 bytes, kEmbstr for other values of at most 44 bytes, kRaw
+// otherwise or after an in-place edit (APPEND, SETRANGE), following Redis's tryObjectEncoding.
+// Keel stores every string as bytes; the encoding is kept so that OBJECT ENCODING answers as Redis
+// does and so that later value types can say how they are laid out.
+enum class ObjectEncoding : uint8_t {
+  kRaw = 0,
+  kInt,
+  kEmbstr,
+  kHashtable,
+  kListpack,
+  kQuicklist,
+  kIntset,
+  kSkiplist,
+  kStream,
+};
+
+// The name OBJECT ENCODING replies with.
+std::string_view ObjectEncodingName(ObjectEncoding encoding);
+
+// The encoding Redis gives a string value it stores as given (SET, GETSET, MSET, SETEX, ...).
+ObjectEncoding StringEncodingFor(std::string_view value);
+
 // No expiry set. Expiry times are absolute Unix milliseconds, as Redis stores them.
 inline constexpr int64_t kNoExpiry = -1;
 
-struct Entry {
-  int64_t expire_at_ms;
-  uint32_t key_size;
-  uint32_t value_size;
-  ValueType type;
-  uint8_t reserved[7];
+class Entry {
+ public:
+  Entry() = delete;
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
 
-  char* key_data() { return reinterpret_cast<char*>(this + 1); }
-  const char* key_data() const { return reinterpret_cast<const char*>(this + 1); }
-  std::string_view key() const { return {key_data(), key_size}; }
-  char* value_data() { return key_data() + key_size; }
-  std::string_view value() const { return {key_data() + key_size, value_size}; }
-  bool has_expiry() const { return expire_at_ms != kNoExpiry; }
-
-  static size_t AllocationBytes(size_t key_size, size_t value_size) {
-    return sizeof(Entry) + key_size + value_size;
+  // Bytes an entry with these sizes occupies.
+  static size_t BytesFor(size_t key_size, size_t value_size, bool has_expiry) {
+    return kFixedBytes + VarintBytes(key_size) + VarintBytes(value_size) +
+           (has_expiry ? kExpiryBytes : 0) + key_size + value_size;
   }
-  size_t allocation_bytes() const { return AllocationBytes(key_size, value_size); }
-};
 
-static_assert(sizeof(Entry) == 24, "the entry header is part of the per-key cost");
+  // Writes an entry into `block` (BytesFor(key.size(), value_size, expire_at_ms != kNoExpiry)
+  // bytes). The value bytes are left for the caller to fill; the access clock starts at 0.
+  static Entry* Create(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,
+                       size_t value_size, int64_t expire_at_ms);
+
+  ValueType type() const { return static_cast<ValueType>(bytes_[0] & 0x07); }
+  ObjectEncoding encoding() const { return static_cast<ObjectEncoding>((bytes_[0] >> 3) & 0x0f); }
+  void set_encoding(ObjectEncoding encoding) {
+    bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0x87) | (static_cast<int>(encoding) << 3));
+  }
+  bool has_expiry() const { return (bytes_[0] & 0x80) != 0; }
+  // Tests of WRONGTYPE paths plant a value of another type before that type has commands.
+  void SetTypeForTesting(ValueType type) {
+    bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0xf8) | static_cast<int>(type));
+  }
+
+  // Redis's 24-bit "lru" field: the LRU clock of the last access, or with an LFU policy the
+  // minutes of the last decrement (16 bits) and the logarithmic counter (8 bits).
+  uint32_t access_clock() const {
+    return static_cast<uint32_t>(bytes_[1]) | static_cast<uint32_t>(bytes_[2]) << 8 |
+           static_cast<uint32_t>(bytes_[3]) << 16;
+  }
+  void set_access_clock(uint32_t clock) {
+    bytes_[1] = static_cast<unsigned char>(clock);
+    bytes_[2] = static_cast<unsigned char>(clock >> 8);
+    bytes_[3] = static_cast<unsigned char>(clock >> 16);
+  }
+
+  std::string_view key() const {
+    const Layout layout = Decode();
+    return {reinterpret_cast<const char*>(data()) + layout.key_offset, layout.key_size};
+  }
+  std::string_view value() const {
+    const Layout layout = Decode();
+    return {reinterpret_cast<const char*>(data()) + layout.key_offset + layout.key_size,
+            layout.value_size};
+  }
+  char* value_data() {
+    const Layout layout = Decode();
+    return reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size;
+  }
+  size_t key_size() const { return Decode().key_size; }
+  size_t value_size() const { return Decode().value_size; }
+
+  // The expiry (absolute Unix ms), or kNoExpiry.
+  int64_t expire_at_ms() const {
+    if (!has_expiry()) return kNoExpiry;
+    int64_t at_ms;
+    std::memcpy(&at_ms, data() + Decode().expiry_offset, sizeof(at_ms));
+    return at_ms;
+  }
+  // Changes the expiry of an entry that has one (its block has room for it).
+  void set_expire_at_ms(int64_t at_ms) {
+    std::memcpy(data() + Decode().expiry_offset, &at_ms, sizeof(at_ms));
+  }
+  // The entry's place in its database's list of keys with an expiry (for sampling).
+  uint32_t volatile_index() const {
+    uint32_t index;
+    std::memcpy(&index, data() + Decode().expiry_offset + 8, sizeof(index));
+    return index;
+  }
+  void set_volatile_index(uint32_t index) {
+    std::memcpy(data() + Decode().expiry_offset + 8, &index, sizeof(index));
+  }
+
+  size_t allocation_bytes() const {
+    const Layout layout = Decode();
+    return layout.key_offset + layout.key_size + layout.value_size;
+  }
+
+ private:
+  static constexpr size_t kFixedBytes = 4;
+  static constexpr size_t kExpiryBytes = 12;
+
+  struct Layout {
+    size_t key_size;
+    size_t value_size;
+    size_t expiry_offset;
+    size_t key_offset;
+  };
+
+  static size_t VarintBytes(size_t value) {
+    size_t bytes = 1;
+    while (value >= 0x80) {
+      value >>= 7;
+      bytes++;
+    }
+    return bytes;
+  }
+  static size_t ReadVarint(const unsigned char* p, size_t* value) {
+    if (p[0] < 0x80) {
+      *value = p[0];
+      return 1;
+    }
+    size_t result = 0;
+    size_t shift = 0;
+    size_t i = 0;
+    while (true) {
+      result |= static_cast<size_t>(p[i] & 0x7f) << shift;
+      if (p[i++] < 0x80) break;
+      shift += 7;
+    }
+    *value = result;
+    return i;
+  }
+  static size_t WriteVarint(unsigned char* p, size_t value) {
+    size_t i = 0;
+    while (value >= 0x80) {
+      p[i++] = static_cast<unsigned char>(value | 0x80);
+      value >>= 7;
+    }
+    p[i++] = static_cast<unsigned char>(value);
+    return i;
+  }
+
+  Layout Decode() const {
+    Layout layout;
+    size_t offset = kFixedBytes;
+    offset += ReadVarint(data() + offset, &layout.key_size);
+    offset += ReadVarint(data() + offset, &layout.value_size);
+    layout.expiry_offset = offset;
+    layout.key_offset = offset + (has_expiry() ? kExpiryBytes : 0);
+    return layout;
+  }
+
+  // The whole block, including what follows the fixed bytes.
+  unsigned char* data() { return reinterpret_cast<unsigned char*>(this); }
+  const unsigned char* data() const { return reinterpret_cast<const unsigned char*>(this); }
+
+  unsigned char bytes_[kFixedBytes];  // the fixed part; the rest follows in the same block
+};
 
 }  // namespace keel

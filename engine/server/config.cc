@@ -238,6 +238,13 @@ std::string FormatMemoryForConfig(uint64_t bytes) {
 }
 
 Config::Config() {
+  // Parsing every default costs more than building an engine's keyspace; the defaults are
+  // constant, so they are parsed once per process and copied from then on.
+  static const Config* const kDefaults = new Config(BuildDefaults{});
+  *this = *kDefaults;
+}
+
+Config::Config(BuildDefaults /*tag*/) {
   std::span<const ConfigParam> table = ConfigTable();
   texts_.resize(table.size());
   file_loaded_.assign(table.size(), false);

@@ -55,6 +55,26 @@ struct ConfigValues {
   std::string dir;  // "" means the working directory the server started in
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
+  // Eviction and expiry. maxmemory_policy indexes kMaxmemoryPolicyNames.
+  int64_t maxmemory_policy = 7;  // noeviction
+  int64_t maxmemory_samples = 5;
+  int64_t maxmemory_eviction_tenacity = 10;
+  int64_t lfu_log_factor = 10;
+  int64_t lfu_decay_time_minutes = 1;
+  int64_t active_expire_effort = 1;
+  bool activerehashing = true;
+};
+
+// maxmemory-policy's choices, in the order of the parameter's table entry.
+enum class MaxmemoryPolicy : int64_t {
+  kVolatileLru = 0,
+  kVolatileLfu,
+  kVolatileRandom,
+  kVolatileTtl,
+  kAllkeysLru,
+  kAllkeysLfu,
+  kAllkeysRandom,
+  kNoeviction,
 };
 
 enum class ConfigKind : uint8_t {
@@ -143,6 +163,7 @@ std::span<const ConfigParam> ConfigTable();
 
 class Config {
  public:
+  // Every parameter at its default.
   Config();
 
   const ConfigValues& values() const { return values_; }
@@ -173,6 +194,8 @@ class Config {
   void set_reading_file(bool reading) { reading_file_ = reading; }
 
  private:
+  struct BuildDefaults {};
+  explicit Config(BuildDefaults tag);
   size_t IndexOf(const ConfigParam& param) const;
   bool SetWords(const ConfigParam& param, std::span<const std::string_view> words,
                 std::string* error);

@@ -718,11 +718,11 @@ constexpr ConfigParam kTable[] = {
     Memory("maxmemory", kConfigUnsigned, "0", 0, 0, &CV::maxmemory),
     Enum("maxmemory-policy", 0, "noeviction",
          "volatile-lru volatile-lfu volatile-random volatile-ttl allkeys-lru allkeys-lfu "
-         "allkeys-random noeviction"),
-    Int("maxmemory-samples", 0, "5", 1, kIntMax),
-    Int("maxmemory-eviction-tenacity", 0, "10", 0, 100),
+         "allkeys-random noeviction", &CV::maxmemory_policy),
+    Int("maxmemory-samples", 0, "5", 1, kIntMax, &CV::maxmemory_samples),
+    Int("maxmemory-eviction-tenacity", 0, "10", 0, 100, &CV::maxmemory_eviction_tenacity),
     Bool("replica-ignore-maxmemory", 0, "yes").Alias("slave-ignore-maxmemory"),
-    Int("active-expire-effort", 0, "1", 1, 10),
+    Int("active-expire-effort", 0, "1", 1, 10, &CV::active_expire_effort),
     // Lazy freeing, threads, OOM score.
     Bool("lazyfree-lazy-eviction", 0, "no"),
     Bool("lazyfree-lazy-expire", 0, "no"),
@@ -795,7 +795,7 @@ constexpr ConfigParam kTable[] = {
     Memory("hll-sparse-max-bytes", 0, "3000", 0, kLongMax),
     Memory("stream-node-max-bytes", 0, "4096", 0, kLongMax),
     Int("stream-node-max-entries", 0, "100", 0, kLongMax),
-    Bool("activerehashing", 0, "yes"),
+    Bool("activerehashing", 0, "yes", &CV::activerehashing),
     // Client limits and background tasks.
     Special("client-output-buffer-limit", kConfigMultiArg,
             "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
@@ -808,8 +808,8 @@ constexpr ConfigParam kTable[] = {
     Bool("dynamic-hz", 0, "yes"),
     Bool("aof-rewrite-incremental-fsync", 0, "yes"),
     Bool("rdb-save-incremental-fsync", 0, "yes"),
-    Int("lfu-log-factor", 0, "10", 0, kIntMax),
-    Int("lfu-decay-time", 0, "1", 0, kIntMax),
+    Int("lfu-log-factor", 0, "10", 0, kIntMax, &CV::lfu_log_factor),
+    Int("lfu-decay-time", 0, "1", 0, kIntMax, &CV::lfu_decay_time_minutes),
     // Active defragmentation.
     Bool("activedefrag", 0, "no", nullptr, ValidateActiveDefrag),
     Memory("active-defrag-ignore-bytes", 0, "104857600", 1, kLongMax),

@@ -3,6 +3,7 @@
 #include "engine/base/limits.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/db/expiry.h"
 
 namespace keel {
 namespace {
@@ -27,6 +28,9 @@ std::string MakeRunId(Random& random) {
   return id;
 }
 
+// Slots each database's resize moves per cron tick (about a millisecond of work).
+constexpr size_t kCronResizeSlots = 8192;
+
 }  // namespace
 
 Engine::Engine(Env& env, Config config, StartupInfo startup)
@@ -35,29 +39,24 @@ Engine::Engine(Env& env, Config config, StartupInfo startup)
       reply_chunks_(memory_),
       config_(std::move(config)),
       startup_(std::move(startup)),
+      registry_(Registry::Builtin()),
       rng_(env.random().NextU64()),
-      run_id_(MakeRunId(env.random())) {
-  RegisterConnectionCommands(registry_);
-  RegisterClientCommands(registry_);
-  RegisterKeyCommands(registry_);
-  RegisterStringCommands(registry_);
-  RegisterServerCommands(registry_);
-  RegisterConfigCommands(registry_);
-  RegisterIntrospectionCommands(registry_);
+      run_id_(MakeRunId(env.random())),
+      slab_(memory_) {
   stats_.commands.resize(registry_.all().size());
 
   const int64_t databases = settings().databases;
   KEEL_ASSERT(databases >= 1 && databases <= limits::kDatabasesMax);
   for (int64_t i = 0; i < databases; i++) {
-    databases_.push_back(std::make_unique<Database>(memory_, rng_.Next()));
+    databases_.push_back(std::make_unique<Database>(memory_, slab_, access_clock_, rng_.Next()));
   }
   BeginTimeSlice();
   start_monotonic_us_ = mono_now_us_;
 }
 
 Engine::~Engine() {
-  clients_.clear();  // returns reply chunks before the pool goes away
-  databases_.clear();
+  clients_.clear();    // returns reply chunks before the pool goes away
+  databases_.clear();  // returns entries before the slab goes away
 }
 
 void Engine::BeginTimeSlice() {
@@ -149,6 +148,9 @@ void Engine::Execute(Client& client, std::span<const std::string_view> args) {
 void Engine::ExecuteChecked(Client& client, std::span<const std::string_view> args) {
   bool unknown_subcommand = false;
   const CommandSpec* spec = registry_.Resolve(args, &unknown_subcommand);
+  // As in Redis, the client's last command (CLIENT LIST's cmd=) is what the lookup found, before
+  // any check: NULL for an unknown command, the command itself when it is then rejected.
+  client.last_command = spec;
   if (spec == nullptr) {
     RejectUnknown(client, args, unknown_subcommand);
     return;
@@ -161,9 +163,10 @@ void Engine::ExecuteChecked(Client& client, std::span<const std::string_view> ar
     Reject(client, spec, errors::kNoAuth);
     return;
   }
-  const int64_t maxmemory = settings().maxmemory;
-  if (maxmemory > 0 && (spec->flags & kCmdDenyOom) &&
-      memory_.used_bytes_total() > static_cast<size_t>(maxmemory)) {
+  // With a memory limit, every command first evicts what the policy allows; only commands that
+  // may grow memory are refused when that is not enough (Redis's processCommand).
+  if (settings().maxmemory > 0 && PerformEvictions(*this) == EvictionResult::kFailed &&
+      (spec->flags & kCmdDenyOom)) {
     Reject(client, spec, errors::kOom);
     return;
   }
@@ -172,6 +175,12 @@ void Engine::ExecuteChecked(Client& client, std::span<const std::string_view> ar
   // ends the previous command's duration.
   const int64_t start_us = mono_now_us_;
   command_wall_ms_ = (wall_anchor_us_ + (start_us - mono_anchor_us_)) / 1000;
+  // Redis's LRU clock: seconds, 24 bits; LFU's decrement clock: minutes, 16 bits.
+  access_clock_.lru_clock = static_cast<uint32_t>(command_wall_ms_ / 1000) & 0xffffff;
+  access_clock_.lfu_minutes = static_cast<uint32_t>(command_wall_ms_ / 60000) & 0xffff;
+  const auto policy = static_cast<MaxmemoryPolicy>(settings().maxmemory_policy);
+  access_clock_.lfu =
+      policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   const uint64_t errors_before = client.reply().error_count();
   CommandContext context(*this, client, args, *spec);
   KEEL_ASSERT(spec->handler != nullptr);  // containers have arity -2: they never get here alone
@@ -184,7 +193,6 @@ void Engine::ExecuteChecked(Client& client, std::span<const std::string_view> ar
       static_cast<uint64_t>(mono_now_us_ > start_us ? mono_now_us_ - start_us : 0);
   if (client.reply().error_count() != errors_before) command_stats.failed_calls++;
   stats_.total_commands_processed++;
-  client.last_command = spec;
   client.commands_processed++;
   client.last_interaction_ms = command_wall_ms_;
 }
@@ -202,6 +210,12 @@ void Engine::OnErrorReply(std::string_view code) {
 
 void Engine::Cron() {
   const int64_t now_ms = wall_ms();
+  ActiveExpireCycle(*this);
+  if (settings().activerehashing) {
+    // Finish running resizes in the background (Redis's incrementallyRehash): a bounded number
+    // of slots per database per tick.
+    for (auto& database : databases_) database->ResizeStep(kCronResizeSlots);
+  }
   stats_.ops_rate.Sample(now_ms, stats_.total_commands_processed);
   stats_.input_rate.Sample(now_ms, stats_.total_net_input_bytes);
   stats_.output_rate.Sample(now_ms, stats_.total_net_output_bytes);

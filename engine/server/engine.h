@@ -24,6 +24,8 @@
 #include "engine/base/rng.h"
 #include "engine/commands/registry.h"
 #include "engine/db/database.h"
+#include "engine/db/eviction.h"
+#include "engine/db/slab.h"
 #include "engine/env/env.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
@@ -76,6 +78,18 @@ class Engine : public ErrorObserver {
   const StartupInfo& startup() const { return startup_; }
 
   int database_count() const { return static_cast<int>(databases_.size()); }
+  SlabAllocator& slab() { return slab_; }
+  const AccessClock& access_clock() const { return access_clock_; }
+
+  // Active expiry runs in cron unless turned off (DEBUG SET-ACTIVE-EXPIRE 0).
+  bool active_expire_enabled() const { return active_expire_enabled_; }
+  void set_active_expire_enabled(bool enabled) { active_expire_enabled_ = enabled; }
+  // Eviction state kept across commands: the candidate pool and the round-robin database.
+  EvictionPool& eviction_pool() { return eviction_pool_; }
+  int next_eviction_database() {
+    eviction_database_ = (eviction_database_ + 1) % database_count();
+    return eviction_database_;
+  }
   Database& database(int index) { return *databases_[static_cast<size_t>(index)]; }
 
   // Clients. `conn` is 0 for an internal client; `info` may be null.
@@ -143,11 +157,16 @@ class Engine : public ErrorObserver {
   ReplyChunkPool reply_chunks_;
   Config config_;
   StartupInfo startup_;
-  Registry registry_;
+  const Registry& registry_;
   ServerStats stats_;
   Rng rng_;
   std::string run_id_;
+  SlabAllocator slab_;        // entries of every database
+  AccessClock access_clock_;  // what "now" means for LRU/LFU, updated per command
   std::vector<std::unique_ptr<Database>> databases_;
+  bool active_expire_enabled_ = true;
+  EvictionPool eviction_pool_;
+  int eviction_database_ = 0;
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;

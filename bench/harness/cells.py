@@ -1,0 +1,105 @@
+# The benchmark plan: every cell (one workload, measured on both engines) with its parameters.
+# A cell's id names it in results folders, CSVs and the README; --cells picks cells by id
+# patterns. The full plan is the published one; --quick scales every group down for a smoke run.
+import fnmatch
+from dataclasses import dataclass, field
+
+CLIENTS = 50  # redis-benchmark -c 50, the classic profile
+PIPELINES = (32, 16, 1)
+VALUE_SIZES = (3, 64)  # redis-benchmark's default payload, and a realistic small value
+PROFILE_TESTS = ("SET", "GET", "LPUSH", "LPOP", "SADD")
+RANDOM_TESTS = ("SET", "GET", "SADD")  # the tests that use __rand_int__ and so honour -r
+
+
+@dataclass(frozen=True)
+class Cell:
+    id: str
+    group: str  # profile | ycsb | memory | callgrind | micro
+    requires: tuple  # commands an engine must know (COMMAND INFO) to be measured
+    params: dict = field(hash=False, compare=False)
+    reps: int = 3
+
+
+def _profile_cells(requests, random_keys, reps):
+    cells = []
+    for pipeline in PIPELINES:
+        for test in PROFILE_TESTS:
+            # SADD adds "element:__rand_int__": redis-benchmark ignores -d for it.
+            sizes = (None,) if test == "SADD" else VALUE_SIZES
+            for size in sizes:
+                cells.append(_profile_cell(test, pipeline, size, None, requests, reps))
+        for test in RANDOM_TESTS:
+            size = None if test == "SADD" else 3
+            cells.append(_profile_cell(test, pipeline, size, random_keys, requests, reps))
+    return cells
+
+
+def _profile_cell(test, pipeline, size, random_keys, requests, reps):
+    name = f"{test}-P{pipeline}" + (f"-d{size}" if size is not None else "")
+    if random_keys:
+        name += "-rand"
+    requires = (test, "LPUSH") if test == "LPOP" else (test,)
+    return Cell(name, "profile", requires,
+                {"test": test, "pipeline": pipeline, "size": size if size is not None else 3,
+                 "random_keys": random_keys, "requests": requests,
+                 "warmup": max(requests // 10, 1000), "clients": CLIENTS}, reps)
+
+
+def _ycsb_cells(records, operations, reps):
+    cells = []
+    for pipeline in (16, 1):
+        for workload, reads in (("A", 0.5), ("B", 0.95), ("C", 1.0)):
+            cells.append(Cell(f"ycsb-{workload}-P{pipeline}", "ycsb", ("GET", "SET"),
+                              {"workload": workload, "read_proportion": reads,
+                               "records": records, "operations": operations,
+                               "warmup": max(operations // 10, 1000), "pipeline": pipeline,
+                               "clients": CLIENTS, "value_bytes": 1024, "seed": 1}, reps))
+    return cells
+
+
+# The memory figures are read once they have not moved for `window` seconds. 30 s: on this
+# machine Redis freed its old 64 MiB hash table 9 s after a 10M-key load, its figures flat for the
+# 8 s before that; a shorter window would have read the higher figure.
+def _memory_cell(keys, label, reps, window):
+    return Cell(f"mem-{label}", "memory", ("SET",),
+                {"keys": keys, "value_bytes": 64, "settle_window_s": window}, reps)
+
+
+def _callgrind_cells(requests_p32, requests_p1, reps):
+    cells = []
+    for pipeline, requests in ((32, requests_p32), (1, requests_p1)):
+        for test in ("SET", "GET"):
+            cells.append(Cell(f"cg-{test}-P{pipeline}-d3", "callgrind", (test,),
+                              {"test": test, "pipeline": pipeline, "size": 3,
+                               "requests": requests, "clients": CLIENTS}, reps))
+    return cells
+
+
+def full_plan():
+    return (_profile_cells(1_000_000, 1_000_000, 3) +
+            _ycsb_cells(1_000_000, 1_000_000, 3) +
+            [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30)] +
+            _callgrind_cells(200_000, 50_000, 3) +
+            [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
+
+
+def quick_plan():
+    """Every group, scaled down: a smoke run of the instrument, not a measurement."""
+    profile = [c for c in _profile_cells(50_000, 50_000, 1)
+               if c.params["pipeline"] in (32, 1) and c.id.split("-")[0] in ("SET", "GET", "LPUSH")
+               and c.params["size"] == 3]
+    ycsb = [c for c in _ycsb_cells(20_000, 50_000, 1) if c.params["workload"] == "A"]
+    return (profile + ycsb + [_memory_cell(100_000, "100k", 1, 3)] +
+            [c for c in _callgrind_cells(5_000, 2_000, 1) if c.id == "cg-SET-P32-d3"] +
+            [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])
+
+
+def select(plan, patterns):
+    """The cells whose id matches one of the comma-separated fnmatch patterns (all if None)."""
+    if not patterns:
+        return plan
+    wanted = [p.strip() for p in patterns.split(",") if p.strip()]
+    chosen = [c for c in plan if any(fnmatch.fnmatchcase(c.id, p) for p in wanted)]
+    if not chosen:
+        raise SystemExit(f"--cells {patterns!r} matches no cell; see --list")
+    return chosen

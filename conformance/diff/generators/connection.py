@@ -1,0 +1,128 @@
+"""Random arguments for the connection commands (Redis group "connection"): PING, ECHO, SELECT,
+AUTH, HELLO, QUIT, RESET and the CLIENT subcommands Keel has."""
+
+
+def ping(gen):
+    count = gen.weighted([(60, 0), (37, 1), (3, 2)])
+    return [gen.token("ping")] + [gen.value() for _ in range(count)]
+
+
+def echo(gen):
+    count = gen.weighted([(3, 0), (94, 1), (3, 2)])
+    return [gen.token("echo")] + [gen.value() for _ in range(count)]
+
+
+def select(gen):
+    if gen.chance(0.03):
+        return [gen.token("select")] + gen.pick([[], [b"0", b"1"]])
+    return [gen.token("select"), gen.db_index()]
+
+
+def _password(gen):
+    return gen.pick([b"secret", b"", b"nopass", gen.binary(8)])
+
+
+def _user(gen):
+    return gen.pick([b"default", b"DEFAULT", b"alice", b""])
+
+
+def auth(gen):
+    # Without requirepass: the one-argument form is refused, the default user takes any password.
+    count = gen.weighted([(40, 1), (50, 2), (5, 0), (5, 3)])
+    args = [gen.token("auth")]
+    if count == 2:
+        return args + [_user(gen), _password(gen)]
+    return args + [_password(gen) for _ in range(count)]
+
+
+def hello(gen):
+    args = [gen.token("hello")]
+    if gen.chance(0.1):
+        return args
+    version = gen.weighted([(45, b"2"), (45, b"3"), (10, None)])
+    args.append(version if version else gen.pick([b"1", b"4", b"0", b"-1", b"abc", b"", b"3.0"]))
+    for _ in range(gen.weighted([(60, 0), (30, 1), (10, 2)])):
+        roll = gen.rng.random()
+        if roll < 0.4:
+            args += [gen.token("setname"), gen.pick([b"hello-name", b"a b", b"", b"x\ny"])]
+        elif roll < 0.8:
+            args += [gen.token("auth"), _user(gen), _password(gen)]
+        elif roll < 0.9:
+            args += [gen.token(gen.pick(["auth", "setname"]))]  # missing values
+        else:
+            args.append(gen.junk_word())
+    return args
+
+
+def quit_(gen):
+    # QUIT replies OK and closes the connection; the runner opens a new one.
+    return [gen.token("quit")] + ([gen.value()] if gen.chance(0.2) else [])
+
+
+def reset(gen):
+    return [gen.token("reset")] + ([gen.value()] if gen.chance(0.1) else [])
+
+
+CLIENT_NAMES = [b"alice", b"bob-2", b"", b"a b", b"a\nb", b"\x7f", b"!~{}[]", b"x" * 300]
+
+
+def client_id(gen):
+    return gen.name("client|id") + ([gen.value()] if gen.chance(0.05) else [])
+
+
+def client_setname(gen):
+    count = gen.weighted([(92, 1), (4, 0), (4, 2)])
+    return gen.name("client|setname") + [gen.pick(CLIENT_NAMES) for _ in range(count)]
+
+
+def client_getname(gen):
+    return gen.name("client|getname") + ([gen.value()] if gen.chance(0.05) else [])
+
+
+def client_info(gen):
+    return gen.name("client|info") + ([gen.value()] if gen.chance(0.05) else [])
+
+
+def _client_id_arg(gen):
+    # {client_id} becomes this connection's id on each server (see run_diff.substitute). Other
+    # ids must name no connection on either server: the two number their connections differently.
+    return gen.weighted([(60, b"{client_id}"), (20, b"999999"),
+                         (20, gen.integer_arg(lambda: gen.pick([0, 10 ** 9])))])
+
+
+def client_list(gen):
+    args = gen.name("client|list")
+    for _ in range(gen.weighted([(50, 0), (40, 1), (10, 2)])):
+        if gen.chance(0.5):
+            kind = gen.pick([b"normal", b"NORMAL", b"master", b"replica", b"slave", b"pubsub",
+                             b"foo", b""])
+            args += [gen.token("type")] + ([kind] if gen.chance(0.95) else [])
+        elif gen.chance(0.9):
+            args += [gen.token("id")] + [_client_id_arg(gen) for _ in range(gen.rng.randint(0, 3))]
+        else:
+            args.append(gen.junk_word())
+    return args
+
+
+def client_help(gen):
+    return gen.name("client|help")
+
+
+GENERATORS = {
+    "ping": (2, ping),
+    "echo": (2, echo),
+    "select": (4, select),
+    "auth": (1, auth),
+    "hello": (1, hello),
+    "quit": (0.2, quit_),
+    "reset": (0.3, reset),
+    "client|id": (0.5, client_id),
+    "client|setname": (0.7, client_setname),
+    "client|getname": (0.5, client_getname),
+    "client|info": (0.5, client_info),
+    "client|list": (0.7, client_list),
+}
+
+NOT_GENERATED = {
+    "client|help": ("its text is a known gap (normalise.KNOWN_GAPS)", client_help),
+}

@@ -1,0 +1,59 @@
+#include "engine/db/expiry.h"
+
+#include "engine/db/keyspace.h"
+#include "engine/server/engine.h"
+
+namespace keel {
+namespace {
+
+// Redis's ACTIVE_EXPIRE_CYCLE_* constants, each raised by active-expire-effort as Redis raises
+// them: keys sampled per round in a database, the share of stale keys in a sample above which
+// the database gets another round, and the share of a cron period the cycle may take.
+constexpr uint64_t kKeysPerLoop = 20;
+constexpr uint64_t kAcceptableStalePercent = 10;
+constexpr int64_t kSlowTimePercent = 25;
+// Rounds in one database per cycle: a bound that holds even when time does not move (the
+// simulator's clock stands still during a cycle).
+constexpr int kRoundsPerDatabaseMax = 16;
+
+}  // namespace
+
+ExpiryCycleReport ActiveExpireCycle(Engine& engine) {
+  ExpiryCycleReport report;
+  if (!engine.active_expire_enabled()) return report;
+  const int64_t effort = engine.settings().active_expire_effort - 1;  // 0..9
+  const uint64_t keys_per_loop = kKeysPerLoop + kKeysPerLoop / 4 * static_cast<uint64_t>(effort);
+  const uint64_t acceptable_stale = kAcceptableStalePercent - static_cast<uint64_t>(effort);
+  const int64_t hz = engine.settings().hz;
+  const int64_t time_budget_us = 1000000 * (kSlowTimePercent + 2 * effort) / hz / 100;
+  const int64_t start_us = engine.env().clock().MonotonicUs();
+  const int64_t now_ms = engine.wall_ms();
+  for (int index = 0; index < engine.database_count(); index++) {
+    Database& db = engine.database(index);
+    for (int round = 0; round < kRoundsPerDatabaseMax && db.expires_count() > 0; round++) {
+      uint64_t expired = 0;
+      const uint64_t samples =
+          db.expires_count() < keys_per_loop ? db.expires_count() : keys_per_loop;
+      for (uint64_t i = 0; i < samples; i++) {
+        Entry* entry = db.RandomVolatileEntry(engine.rng());
+        if (entry == nullptr) break;
+        report.sampled++;
+        if (IsExpired(*entry, now_ms)) {
+          db.Erase(entry->key());
+          engine.stats().expired_keys++;
+          expired++;
+        }
+      }
+      report.expired += expired;
+      if (expired * 100 <= samples * acceptable_stale) break;
+      if (engine.env().clock().MonotonicUs() - start_us > time_budget_us ||
+          round + 1 == kRoundsPerDatabaseMax) {
+        report.budget_reached = true;
+        break;
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace keel

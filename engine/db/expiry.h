@@ -1,0 +1,23 @@
+// Active expiry: the cron-driven cycle that removes keys whose time has passed even when no
+// client touches them (Redis's activeExpireCycle, slow mode).
+#pragma once
+
+#include <cstdint>
+
+namespace keel {
+
+class Engine;
+
+struct ExpiryCycleReport {
+  uint64_t sampled = 0;
+  uint64_t expired = 0;
+  bool budget_reached = false;  // stopped by the key or time budget with stale keys left
+};
+
+// Samples keys with an expiry in each database and deletes those that have expired, repeating
+// in a database while more than Redis's acceptable share of the sample was stale, within a
+// budget of keys and of time (active-expire-effort raises both, as in Redis). Deterministic for a
+// given engine random state and clock.
+ExpiryCycleReport ActiveExpireCycle(Engine& engine);
+
+}  // namespace keel
