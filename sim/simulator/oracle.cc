@@ -176,10 +176,21 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   running_.record = record;
   running_.args = std::move(record->sent.front());
   record->sent.pop_front();
+  ForgetReclaimed(record->session.db);
   running_.context.now_ms = env_.clock().WallUs() / 1000;
   running_.context.used_memory_bytes = env_.sim_memory().used_bytes();
   running_.refused_before = env_.sim_memory().refused_count();
   ObserveWall(running_.context.now_ms);
+}
+
+void Oracle::ForgetReclaimed(int db_index) {
+  model::KeyTable& table = model_.db(db_index);
+  Database& db = engine_.database(db_index);
+  for (auto it = table.begin(); it != table.end();) {
+    const bool reclaimed =
+        model::Model::IsExpired(it->second, wall_ms_max_) && db.Find(it->first) == nullptr;
+    it = reclaimed ? table.erase(it) : std::next(it);
+  }
 }
 
 model::Expected Oracle::RunModel(ConnectionRecord& record) {

@@ -9,9 +9,11 @@
 //
 // Connections cut by their client (reset or closed) keep their record: commands already read by
 // the server may still execute and change the state, but nothing is expected about their
-// replies. When the environment refused memory during a command that allocates keyspace memory,
-// the model's normal and out-of-memory outcomes are both legal: the oracle keeps the one whose
-// state matches the engine's database, and fails when neither does.
+// replies. Keys that expired and that the engine reclaimed on its own (active expiry) leave the
+// model before the next command of their database. When the environment refused memory during a
+// command that allocates keyspace memory, the model's normal and out-of-memory outcomes are both
+// legal: the oracle keeps the one whose state matches the engine's database, and fails when neither
+// does.
 #pragma once
 
 #include <cstdint>
@@ -87,6 +89,11 @@ class Oracle final : public CommandObserver {
     uint64_t refused_before = 0;
   };
   model::Expected RunModel(ConnectionRecord& record);
+  // A key that expired at a moment the engine has seen (before wall_ms_max) may have been
+  // reclaimed by the engine since, whenever it liked (active expiry); if the wall clock then
+  // stepped back, the model would still see it alive. The model forgets such keys once the
+  // engine no longer holds them, so that it follows the engine's choice.
+  void ForgetReclaimed(int db_index);
 
   Engine& engine_;
   SimEnv& env_;

@@ -14,6 +14,7 @@
 #include "engine/server/engine.h"
 #include "sim/simulator/oracle.h"
 #include "sim/simulator/plan.h"
+#include "sim/testing/fixtures.h"
 
 namespace keel::sim {
 namespace {
@@ -212,6 +213,35 @@ TEST_F(OracleTest, ARefusedSetIsFollowedWhicheverOutcomeTheEngineTook) {
   EXPECT_EQ(oracle_.failure(), "");
   EXPECT_EQ(oracle_.model().db(0).at("k").string, "first");
   EXPECT_EQ(oracle_.model().db(0).count("other"), 0u);
+}
+
+TEST_F(OracleTest, AnExpiredKeyTheEngineReclaimedStaysGoneAfterTheClockStepsBack) {
+  oracle_.Sent(kConn, {"SET", "k", "v", "PX", "10"});
+  Run({"SET", "k", "v", "PX", "10"});
+  env_.sim_clock().Advance(50'000);
+  oracle_.ObserveWall(env_.clock().WallUs() / 1000);
+  // The engine reclaims the expired key on its own (as active expiry does), then the wall clock
+  // steps back to before the expiry: Redis would report the key gone, and so must the model.
+  ASSERT_TRUE(engine_.database(0).Erase("k"));
+  env_.sim_clock().JumpWall(-100'000);
+  oracle_.Sent(kConn, {"GET", "k"});
+  Run({"GET", "k"});
+  oracle_.Received(kConn, RespValue::Simple("OK"), "+OK\r\n");
+  oracle_.Received(kConn, testing::NilBulk(), "$-1\r\n");
+  EXPECT_EQ(oracle_.failure(), "");
+}
+
+TEST_F(OracleTest, AnExpiredKeyTheEngineStillHoldsComesBackWithTheClock) {
+  oracle_.Sent(kConn, {"SET", "k", "v", "PX", "10"});
+  Run({"SET", "k", "v", "PX", "10"});
+  env_.sim_clock().Advance(50'000);
+  oracle_.ObserveWall(env_.clock().WallUs() / 1000);
+  env_.sim_clock().JumpWall(-100'000);  // no command touched it: lazy expiry never ran
+  oracle_.Sent(kConn, {"GET", "k"});
+  Run({"GET", "k"});
+  oracle_.Received(kConn, RespValue::Simple("OK"), "+OK\r\n");
+  oracle_.Received(kConn, RespValue::Bulk("v"), "$1\r\nv\r\n");
+  EXPECT_EQ(oracle_.failure(), "");
 }
 
 TEST_F(OracleTest, AKeyspaceThatDriftsFromTheModelIsFound) {
