@@ -112,9 +112,9 @@ Expected Set(Call& call) {
     return options.get ? reply : call.Null();
   }
   if (call.context.allocation_refused) {
-    // The engine's outcome when memory for the new value is refused: nothing changes. With GET
-    // the old value was already the reply, so that is all the client sees.
-    return options.get ? reply : Error(kOomError);
+    // The engine's outcome when memory for the new value is refused: nothing changes and the
+    // reply is the OOM error, with GET too (the old value is not sent).
+    return Error(kOomError);
   }
   if (options.keep_ttl && existing != nullptr) expire_at_ms = existing->expire_at_ms;
   call.db()[key] = Value{ValueType::kString, call.args[2], expire_at_ms};

@@ -103,7 +103,7 @@ TEST_F(ModelTest, AllocationRefusedLeavesTheKeyUnchanged) {
   const std::vector<std::string> set = {"SET", "k", "longer value"};
   EXPECT_TRUE(model_.Execute(session_, set, context).Matches(RespValue::Error(kOomError)));
   const std::vector<std::string> set_get = {"SET", "k", "longer value", "GET"};
-  EXPECT_TRUE(model_.Execute(session_, set_get, context).Matches(RespValue::Bulk("old")));
+  EXPECT_TRUE(model_.Execute(session_, set_get, context).Matches(RespValue::Error(kOomError)));
   EXPECT_EQ(model_.db(0).at("k").string, "old");
 }
 

@@ -10,11 +10,20 @@ namespace {
 constexpr size_t kReplyBytesMax = workload::kLargeValueBytesMax + 1024;
 
 std::string CheckMemory(Engine& engine, SimEnv& env) {
-  const size_t accounted = engine.memory().used_bytes_total();
+  // The engine holds what the environment handed out (slab pages included), and uses at most
+  // that.
+  const size_t held = engine.memory().held_bytes();
   const size_t handed_out = env.sim_memory().used_bytes();
-  if (accounted == handed_out) return {};
-  return "memory accounting: the engine counts " + std::to_string(accounted) +
-         " bytes, the environment handed out " + std::to_string(handed_out);
+  if (held != handed_out) {
+    return "memory accounting: the engine holds " + std::to_string(held) +
+           " bytes, the environment handed out " + std::to_string(handed_out);
+  }
+  const size_t used = engine.memory().used_bytes_total();
+  if (used > held) {
+    return "memory accounting: the engine uses " + std::to_string(used) + " bytes, more than the " +
+           std::to_string(held) + " it holds";
+  }
+  return {};
 }
 
 std::string CheckTables(Engine& engine, Oracle& oracle) {
@@ -27,6 +36,7 @@ std::string CheckTables(Engine& engine, Oracle& oracle) {
       if (entry.has_expiry()) with_expiry++;
     });
     const std::string where = "db " + std::to_string(i) + ": ";
+    if (!db.CheckInvariants()) return where + "Database::CheckInvariants() fails";
     if (entries != db.size()) {
       return where + "size() says " + std::to_string(db.size()) + " keys, the table holds " +
              std::to_string(entries);

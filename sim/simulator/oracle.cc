@@ -16,9 +16,9 @@ std::string DescribeValue(const model::Value& value) {
 }
 
 std::string DescribeEntry(const Entry& entry) {
-  if (entry.type != ValueType::kString) return "a non-string value";
+  if (entry.type() != ValueType::kString) return "a non-string value";
   std::string text = "\"" + EscapeBytes(entry.value(), 60) + "\"";
-  if (entry.has_expiry()) text += " expiring at " + std::to_string(entry.expire_at_ms);
+  if (entry.has_expiry()) text += " expiring at " + std::to_string(entry.expire_at_ms());
   return text;
 }
 
@@ -59,8 +59,9 @@ std::string CompareKeyspace(Engine& engine, const model::Model& model, int index
       return;
     }
     const model::Value& value = it->second;
-    const bool same = entry.type == ValueType::kString && value.type == model::ValueType::kString &&
-                      entry.value() == value.string && entry.expire_at_ms == value.expire_at_ms;
+    const bool same = entry.type() == ValueType::kString &&
+                      value.type == model::ValueType::kString && entry.value() == value.string &&
+                      entry.expire_at_ms() == value.expire_at_ms;
     if (!same) {
       difference = where + "the engine holds " + DescribeEntry(entry) + ", the model " +
                    DescribeValue(value);
@@ -94,8 +95,8 @@ std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
     }
     if (entry == nullptr)
       return where + "the model holds " + DescribeValue(it->second) + ", the engine nothing";
-    const bool same = entry->type == ValueType::kString && entry->value() == it->second.string &&
-                      entry->expire_at_ms == it->second.expire_at_ms;
+    const bool same = entry->type() == ValueType::kString && entry->value() == it->second.string &&
+                      entry->expire_at_ms() == it->second.expire_at_ms;
     return same ? ""
                 : where + "the engine holds " + DescribeEntry(*entry) + ", the model " +
                       DescribeValue(it->second);
@@ -178,7 +179,8 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   record->sent.pop_front();
   ForgetReclaimed(record->session.db);
   running_.context.now_ms = env_.clock().WallUs() / 1000;
-  running_.context.used_memory_bytes = env_.sim_memory().used_bytes();
+  // What maxmemory compares: the memory the engine uses, not the slab pages it holds.
+  running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
   running_.refused_before = env_.sim_memory().refused_count();
   ObserveWall(running_.context.now_ms);
 }

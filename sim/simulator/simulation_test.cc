@@ -208,7 +208,7 @@ TEST_F(OracleTest, ARefusedSetIsFollowedWhicheverOutcomeTheEngineTook) {
   oracle_.Sent(kConn, {"SET", "other", "v"});
   Run({"SET", "k", "a longer value", "GET"});
   Run({"SET", "other", "v"});
-  oracle_.Received(kConn, RespValue::Bulk("first"), "$5\r\nfirst\r\n");
+  oracle_.Received(kConn, RespValue::Error(model::kOomError), "-OOM\r\n");
   oracle_.Received(kConn, RespValue::Error(model::kOomError), "-OOM\r\n");
   EXPECT_EQ(oracle_.failure(), "");
   EXPECT_EQ(oracle_.model().db(0).at("k").string, "first");
