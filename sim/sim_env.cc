@@ -1,5 +1,6 @@
 #include "sim/sim_env.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -8,10 +9,17 @@
 namespace keel::sim {
 
 // ---------------------------------------------------------------------------------------------
+bool SimMemory::Refuses(size_t bytes) {
+  if (limit_bytes_ != 0 && used_bytes_ + bytes > limit_bytes_) return true;
+  if (refusal_per_million_ == 0 || used_bytes_ + bytes <= soft_limit_bytes_) return false;
+  return rng_.Below(1'000'000) < refusal_per_million_;
+}
+
 void* SimMemory::Allocate(size_t bytes) {
   KEEL_ASSERT(bytes > 0);
-  if (limit_bytes_ != 0 && used_bytes_ + bytes > limit_bytes_) {
+  if (Refuses(bytes)) {
     refused_count_++;
+    if (trace_ != nullptr) trace_->Record(TraceKind::kRefusal, bytes, used_bytes_);
     return nullptr;
   }
   void* pointer = std::malloc(bytes);
@@ -101,6 +109,7 @@ Result<ConnId> SimNetwork::Accept(ListenerId listener, ConnInfo* info) {
   Connection* connection = FindConnection(conn);
   KEEL_ASSERT(connection != nullptr);
   connection->accepted = true;
+  if (trace_ != nullptr) trace_->Record(TraceKind::kAccept, conn, listener);
   const std::string client_host = connection->loopback ? "127.0.0.1" : "10.0.0.2";
   info->peer_address = client_host + ":" + std::to_string(50000 + conn % 10000);
   info->local_address = "127.0.0.1:" + std::to_string(connection->port);
@@ -120,6 +129,10 @@ IoResult SimNetwork::Read(ConnId conn, char* buffer, size_t capacity) {
       connection->to_server.size() < capacity ? connection->to_server.size() : capacity;
   const size_t bytes = Chunk(available, read_bytes_max_);
   connection->to_server.copy(buffer, bytes);
+  if (trace_ != nullptr) {
+    trace_->Record(TraceKind::kRead, conn, connection->read, std::string_view(buffer, bytes));
+  }
+  connection->read += bytes;
   connection->to_server.erase(0, bytes);
   return {IoCode::kOk, bytes};
 }
@@ -133,19 +146,26 @@ IoResult SimNetwork::Write(ConnId conn, const ConstSlice* slices, size_t count) 
   size_t offered = 0;
   for (size_t i = 0; i < count; i++) offered += slices[i].size;
   size_t room = offered;
-  if (client_buffer_bytes_max_ != 0) {
+  const size_t limit = BufferLimit(*connection);
+  if (limit != 0) {
     const size_t held = connection->to_client.size();
-    room = held >= client_buffer_bytes_max_ ? 0 : client_buffer_bytes_max_ - held;
+    room = held >= limit ? 0 : limit - held;
     if (room > offered) room = offered;
   }
   if (room == 0) return {IoCode::kWouldBlock, 0};
   size_t bytes = Chunk(room, write_bytes_max_);
   const size_t taken = bytes;
+  const size_t start = connection->to_client.size();
   for (size_t i = 0; i < count && bytes > 0; i++) {
     const size_t part = slices[i].size < bytes ? slices[i].size : bytes;
     connection->to_client.append(slices[i].data, part);
     bytes -= part;
   }
+  if (trace_ != nullptr) {
+    trace_->Record(TraceKind::kWrite, conn, connection->written,
+                   std::string_view(connection->to_client).substr(start));
+  }
+  connection->written += taken;
   return {IoCode::kOk, taken};
 }
 
@@ -158,6 +178,9 @@ void SimNetwork::SetInterest(ConnId conn, bool readable, bool writable) {
 
 void SimNetwork::Close(ConnId conn) {
   if (Connection* connection = FindConnection(conn)) {
+    if (trace_ != nullptr && !connection->server_closed) {
+      trace_->Record(TraceKind::kServerClose, conn, connection->to_server.size());
+    }
     connection->server_closed = true;
     connection->to_server.clear();
   }
@@ -173,6 +196,7 @@ SimClientId SimNetwork::Connect(uint16_t port, bool loopback) {
     connection.loopback = loopback;
     connections_[conn] = std::move(connection);
     listener.backlog.push_back(conn);
+    if (trace_ != nullptr) trace_->Record(TraceKind::kConnect, conn, port);
     return conn;
   }
   return 0;
@@ -181,30 +205,73 @@ SimClientId SimNetwork::Connect(uint16_t port, bool loopback) {
 void SimNetwork::Send(SimClientId client, std::string_view bytes) {
   Connection* connection = FindConnection(client);
   KEEL_ASSERT(connection != nullptr);
-  if (!connection->server_closed && !connection->client_closed) {
+  if (!connection->server_closed && !connection->client_closed && !connection->reset) {
+    if (trace_ != nullptr) trace_->Record(TraceKind::kSend, client, connection->sent, bytes);
+    connection->sent += bytes.size();
     connection->to_server.append(bytes);
   }
 }
 
-std::string SimNetwork::Receive(SimClientId client) {
+std::string SimNetwork::Receive(SimClientId client, size_t bytes_max) {
   Connection* connection = FindConnection(client);
-  if (connection == nullptr) return {};
+  if (connection == nullptr || connection->to_client.empty() || bytes_max == 0) return {};
   std::string bytes;
-  bytes.swap(connection->to_client);
+  if (bytes_max >= connection->to_client.size()) {
+    bytes.swap(connection->to_client);
+  } else {
+    bytes = connection->to_client.substr(0, bytes_max);
+    connection->to_client.erase(0, bytes_max);
+  }
+  if (trace_ != nullptr) trace_->Record(TraceKind::kReceive, client, connection->received, bytes);
+  connection->received += bytes.size();
   return bytes;
 }
 
 void SimNetwork::CloseClient(SimClientId client) {
-  if (Connection* connection = FindConnection(client)) connection->client_closed = true;
+  Connection* connection = FindConnection(client);
+  if (connection == nullptr || connection->client_closed) return;
+  if (trace_ != nullptr) trace_->Record(TraceKind::kClientClose, client, 0);
+  connection->client_closed = true;
 }
 
 void SimNetwork::Reset(SimClientId client) {
-  if (Connection* connection = FindConnection(client)) connection->reset = true;
+  Connection* connection = FindConnection(client);
+  if (connection == nullptr || connection->reset) return;
+  connection->reset = true;
+  // What was in flight either way is lost with the connection.
+  connection->to_server.clear();
+  connection->to_client.clear();
 }
 
 bool SimNetwork::ClosedByServer(SimClientId client) const {
   const Connection* connection = FindConnection(client);
   return connection == nullptr || connection->server_closed;
+}
+
+bool SimNetwork::Accepted(SimClientId client) const {
+  const Connection* connection = FindConnection(client);
+  return connection != nullptr && connection->accepted;
+}
+
+size_t SimNetwork::PendingToServer(SimClientId client) const {
+  const Connection* connection = FindConnection(client);
+  return connection == nullptr ? 0 : connection->to_server.size();
+}
+
+size_t SimNetwork::PendingToClient(SimClientId client) const {
+  const Connection* connection = FindConnection(client);
+  return connection == nullptr ? 0 : connection->to_client.size();
+}
+
+void SimNetwork::Forget(SimClientId client) {
+  auto it = connections_.find(client);
+  if (it == connections_.end()) return;
+  KEEL_ASSERT(it->second.server_closed);
+  connections_.erase(it);
+}
+
+void SimNetwork::SetClientBufferBytesMax(SimClientId client, size_t bytes) {
+  if (Connection* connection = FindConnection(client)) connection->buffer_bytes_max = bytes;
 }
 
 size_t SimNetwork::open_connections() const {
@@ -230,8 +297,8 @@ size_t SimNetwork::CollectEvents(Event* events, size_t capacity) {
       if (count == capacity) return count;
       events[count++] = {EventKind::kReadable, StatusCode::kOk, id};
     }
-    const bool has_room =
-        client_buffer_bytes_max_ == 0 || connection.to_client.size() < client_buffer_bytes_max_;
+    const size_t limit = BufferLimit(connection);
+    const bool has_room = limit == 0 || connection.to_client.size() < limit;
     if (connection.writable_interest && (has_room || failed)) {
       if (count == capacity) return count;
       events[count++] = {EventKind::kWritable, StatusCode::kOk, id};
@@ -266,11 +333,26 @@ Result<size_t> SimFiles::ReadAt(FileId file, uint64_t offset, char* buffer, size
   return bytes;
 }
 
+size_t SimFiles::TotalBytes() const {
+  size_t total = 0;
+  for (const auto& [path, file] : files_) total += file.content.size();
+  return total;
+}
+
 Status SimFiles::Append(FileId file, const ConstSlice* slices, size_t count) {
   auto handle = handles_.find(file);
   if (handle == handles_.end()) return Status(StatusCode::kNotFound, "no such file handle");
   std::string& content = files_[handle->second.path].content;
-  for (size_t i = 0; i < count; i++) content.append(slices[i].data, slices[i].size);
+  size_t total = capacity_bytes_ == 0 ? 0 : TotalBytes();
+  for (size_t i = 0; i < count; i++) {
+    if (capacity_bytes_ != 0 && total + slices[i].size > capacity_bytes_) {
+      // A full disk takes what fits of the write, as write(2) does before failing with ENOSPC.
+      content.append(slices[i].data, capacity_bytes_ - total);
+      return Status(StatusCode::kNoSpace, "No space left on device");
+    }
+    content.append(slices[i].data, slices[i].size);
+    total += slices[i].size;
+  }
   return Status::Ok();
 }
 
@@ -292,9 +374,8 @@ Result<uint64_t> SimFiles::Size(FileId file) {
 Status SimFiles::SyncAsync(FileId file, uint64_t token) {
   auto handle = handles_.find(file);
   if (handle == handles_.end()) return Status(StatusCode::kNotFound, "no such file handle");
-  File& target = files_[handle->second.path];
-  target.synced_size = target.content.size();
-  completions_.emplace_back(token, StatusCode::kOk);
+  const File& target = files_[handle->second.path];
+  pending_syncs_.push_back(PendingSync{token, handle->second.path, target.content.size()});
   return Status::Ok();
 }
 
@@ -311,6 +392,9 @@ Status SimFiles::Rename(std::string_view from, std::string_view to) {
   files_[std::string(to)] = std::move(moved);
   for (auto& [id, handle] : handles_) {
     if (handle.path == from) handle.path = std::string(to);
+  }
+  for (PendingSync& sync : pending_syncs_) {
+    if (sync.path == from) sync.path = std::string(to);
   }
   return Status::Ok();
 }
@@ -336,10 +420,20 @@ Result<std::vector<std::string>> SimFiles::ListDirectory(std::string_view direct
 
 size_t SimFiles::CollectEvents(Event* events, size_t capacity) {
   size_t count = 0;
-  while (count < capacity && !completions_.empty()) {
-    events[count++] = {EventKind::kFileSynced, completions_.front().second,
-                       completions_.front().first};
-    completions_.pop_front();
+  while (count < capacity && !pending_syncs_.empty()) {
+    const PendingSync sync = std::move(pending_syncs_.front());
+    pending_syncs_.pop_front();
+    StatusCode outcome = StatusCode::kOk;
+    if (sync_failure_per_million_ != 0 && rng_.Below(1'000'000) < sync_failure_per_million_) {
+      outcome = StatusCode::kIoError;
+    } else if (auto it = files_.find(sync.path); it != files_.end()) {
+      // The file may have been truncated or renamed since: only bytes that still exist become
+      // durable, and a renamed file's sync covers it under its new name.
+      File& file = it->second;
+      const size_t size = std::min(sync.size, file.content.size());
+      if (size > file.synced_size) file.synced_size = size;
+    }
+    events[count++] = {EventKind::kFileSynced, outcome, sync.token};
   }
   return count;
 }
@@ -347,6 +441,24 @@ size_t SimFiles::CollectEvents(Event* events, size_t capacity) {
 const std::string* SimFiles::Content(std::string_view path) const {
   auto it = files_.find(path);
   return it == files_.end() ? nullptr : &it->second.content;
+}
+
+size_t SimFiles::SyncedSize(std::string_view path) const {
+  auto it = files_.find(path);
+  return it == files_.end() ? 0 : it->second.synced_size;
+}
+
+void SimFiles::Crash() {
+  for (auto& [path, file] : files_) {
+    KEEL_ASSERT(file.synced_size <= file.content.size());
+    const size_t unsynced = file.content.size() - file.synced_size;
+    // The kernel may have written back any prefix of the unsynced bytes before the crash.
+    const size_t kept = unsynced == 0 ? 0 : static_cast<size_t>(rng_.Below(unsynced + 1));
+    file.content.resize(file.synced_size + kept);
+    file.synced_size = file.content.size();
+  }
+  pending_syncs_.clear();
+  handles_.clear();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,7 +470,19 @@ void SimLog::Write(LogLevel /*level*/, std::string_view line) {
 }
 
 // ---------------------------------------------------------------------------------------------
-SimEnv::SimEnv(uint64_t seed) : rng_(seed), random_(seed ^ 0x5eed5eed5eed5eedull), network_(rng_) {}
+SimEnv::SimEnv(uint64_t seed)
+    : rng_(seed),
+      fault_rng_(seed ^ 0xfa017fa017fa017full),
+      random_(seed ^ 0x5eed5eed5eed5eedull),
+      memory_(fault_rng_),
+      network_(rng_),
+      files_(fault_rng_) {}
+
+void SimEnv::set_trace(Trace* trace) {
+  trace_ = trace;
+  memory_.set_trace(trace);
+  network_.set_trace(trace);
+}
 
 ProcessInfo SimEnv::Process() {
   ProcessInfo info;
@@ -376,7 +500,20 @@ size_t SimEnv::Wait(int64_t timeout_us, Event* events, size_t capacity) {
   }
   count += files_.CollectEvents(events + count, capacity - count);
   count += network_.CollectEvents(events + count, capacity - count);
-  if (count == 0 && timeout_us > 0) clock_.Advance(timeout_us);
+  if (count == 0 && timeout_us > 0) {
+    int64_t late_us = 0;
+    if (timer_late_us_max_ > 0) {
+      late_us =
+          static_cast<int64_t>(fault_rng_.Below(static_cast<uint64_t>(timer_late_us_max_) + 1));
+    }
+    clock_.Advance(timeout_us + late_us);
+    if (trace_ != nullptr) {
+      if (late_us > 0) trace_->Record(TraceKind::kTimerLate, static_cast<uint64_t>(late_us), 0);
+      trace_->Record(TraceKind::kClock, static_cast<uint64_t>(clock_.MonotonicUs()),
+                     static_cast<uint64_t>(clock_.WallUs()));
+      trace_->set_now_us(clock_.MonotonicUs());
+    }
+  }
   return count;
 }
 

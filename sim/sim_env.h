@@ -6,8 +6,9 @@
 // streams whose reads and writes are split at chosen sizes; the test or the simulator plays the
 // client side through SimNetwork's client API. Files live in memory.
 //
-// This is the foundation's simulator core; the simulator issue adds fault schedules (resets in
-// the middle of a command, slow readers, late timers, clock jumps, torn writes) on top of it.
+// The fault hooks (refusals near a memory limit, late timers, per-connection receive windows for
+// slow readers, resets, crash semantics for files) are knobs: the simulator (sim/simulator/)
+// decides from its seed when to turn them, and records what happened in a Trace.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include "engine/base/rng.h"
 #include "engine/env/env.h"
+#include "sim/trace.h"
 
 namespace keel::sim {
 
@@ -50,19 +52,39 @@ class SimRandom final : public Random {
 };
 
 // Counts live blocks and bytes; refuses allocations that would pass `limit_bytes` (0: no limit).
+// Near the limit it can also refuse at random: once used bytes plus the request pass
+// `soft_limit_bytes`, each allocation is refused with probability per_million / 1,000,000, so
+// that every allocation site of the engine meets a refusal sooner or later.
 class SimMemory final : public MemoryResource {
  public:
+  // Random refusals draw from `rng` (the environment's fault stream); standalone memories used by
+  // unit tests draw from their own.
+  SimMemory() : rng_(own_rng_) {}
+  explicit SimMemory(Rng& rng) : rng_(rng) {}
+
   void* Allocate(size_t bytes) override;
   void Deallocate(void* pointer, size_t bytes) override;
   size_t ResidentBytes() override { return used_bytes_; }
 
   void set_limit_bytes(size_t limit) { limit_bytes_ = limit; }
+  void set_refusal(size_t soft_limit_bytes, uint32_t per_million) {
+    soft_limit_bytes_ = soft_limit_bytes;
+    refusal_per_million_ = per_million;
+  }
+  void set_trace(Trace* trace) { trace_ = trace; }
   size_t used_bytes() const { return used_bytes_; }
   size_t live_blocks() const { return live_blocks_; }
   uint64_t refused_count() const { return refused_count_; }
 
  private:
+  bool Refuses(size_t bytes);
+
+  Rng own_rng_{0};
+  Rng& rng_;
+  Trace* trace_ = nullptr;
   size_t limit_bytes_ = 0;
+  size_t soft_limit_bytes_ = 0;
+  uint32_t refusal_per_million_ = 0;
   size_t used_bytes_ = 0;
   size_t live_blocks_ = 0;
   uint64_t refused_count_ = 0;
@@ -90,13 +112,26 @@ class SimNetwork final : public Network {
   SimClientId Connect(uint16_t port, bool loopback = true);
   void Send(SimClientId client, std::string_view bytes);
   // Everything the server has written to the client and the client has not taken yet.
-  std::string Receive(SimClientId client);
+  std::string Receive(SimClientId client) { return Receive(client, SIZE_MAX); }
+  // At most `bytes_max` of it (a slow reader).
+  std::string Receive(SimClientId client, size_t bytes_max);
   // The client closes its side (the server reads EOF after the buffered bytes).
   void CloseClient(SimClientId client);
   // The connection fails (the server's next read or write reports a reset).
   void Reset(SimClientId client);
   // Whether the server closed this client's connection.
   bool ClosedByServer(SimClientId client) const;
+  // Whether the server accepted it.
+  bool Accepted(SimClientId client) const;
+  // Bytes sent by the client that the server has not read yet, and bytes written by the server
+  // that the client has not taken yet.
+  size_t PendingToServer(SimClientId client) const;
+  size_t PendingToClient(SimClientId client) const;
+  // Drops the record of a connection the server has closed (the client is done with it), so that
+  // a long simulation does not accumulate dead connections.
+  void Forget(SimClientId client);
+  // This client's receive window (see set_client_buffer_bytes_max); 0 goes back to the default.
+  void SetClientBufferBytesMax(SimClientId client, size_t bytes);
 
   // How reads and writes are split. A read returns at most a random size in [1, read_bytes_max];
   // a write takes at most a random size in [1, write_bytes_max]. 0 means unlimited.
@@ -109,6 +144,7 @@ class SimNetwork final : public Network {
   // Appends the events that are ready now; returns how many were added.
   size_t CollectEvents(Event* events, size_t capacity);
   size_t open_connections() const;
+  void set_trace(Trace* trace) { trace_ = trace; }
 
  private:
   struct Connection {
@@ -121,8 +157,14 @@ class SimNetwork final : public Network {
     bool reset = false;
     bool readable_interest = true;
     bool writable_interest = false;
+    size_t buffer_bytes_max = 0;  // this connection's receive window; 0: the network's default
     std::string to_server;
     std::string to_client;
+    // Stream offsets, for the trace: bytes sent, read, written and received so far.
+    uint64_t sent = 0;
+    uint64_t read = 0;
+    uint64_t written = 0;
+    uint64_t received = 0;
   };
   struct Listener {
     ListenerId id = 0;
@@ -133,8 +175,13 @@ class SimNetwork final : public Network {
   Connection* FindConnection(ConnId conn);
   const Connection* FindConnection(ConnId conn) const;
   size_t Chunk(size_t available, size_t limit);
+  size_t BufferLimit(const Connection& connection) const {
+    return connection.buffer_bytes_max != 0 ? connection.buffer_bytes_max
+                                            : client_buffer_bytes_max_;
+  }
 
   Rng& rng_;
+  Trace* trace_ = nullptr;
   std::map<ListenerId, Listener> listeners_;
   std::map<ConnId, Connection> connections_;  // ordered: events come out in a stable order
   uint64_t next_id_ = 1;
@@ -144,10 +191,14 @@ class SimNetwork final : public Network {
   size_t client_buffer_bytes_max_ = 0;
 };
 
-// Files in memory. Durable content is what was synced; the crash semantics (unsynced bytes lost,
-// torn last write) are applied by the simulator issue on top of `synced_size`.
+// Files in memory with crash semantics. A sync completes (as a kFileSynced event) at the next
+// Wait, and only then are the bytes it covered durable; Crash() keeps the durable bytes of every
+// file plus a random prefix of the rest (nothing, part of the last writes: a torn write, or all).
+// Faults: a capacity past which appends fail with kNoSpace, and syncs that fail at random.
 class SimFiles final : public FileSystem {
  public:
+  explicit SimFiles(Rng& rng) : rng_(rng) {}
+
   Result<FileId> Open(std::string_view path, OpenMode mode) override;
   Result<size_t> ReadAt(FileId file, uint64_t offset, char* buffer, size_t capacity) override;
   Status Append(FileId file, const ConstSlice* slices, size_t count) override;
@@ -162,6 +213,19 @@ class SimFiles final : public FileSystem {
   size_t CollectEvents(Event* events, size_t capacity);
   // The content of a file by path, for tests.
   const std::string* Content(std::string_view path) const;
+  // Bytes of the file known to be durable (0 for a file that does not exist).
+  size_t SyncedSize(std::string_view path) const;
+
+  // The machine stops: unsynced bytes are lost except for a random prefix, pending syncs never
+  // complete, every handle is gone. Files themselves (names) survive, as after a crash with a
+  // journaling file system whose directory was synced.
+  void Crash();
+  // Appends fail with kNoSpace once the files would hold more than `bytes` (0: no limit).
+  void set_capacity_bytes(size_t bytes) { capacity_bytes_ = bytes; }
+  // Each sync fails (kIoError, nothing made durable) with probability per_million / 1,000,000.
+  void set_sync_failure_per_million(uint32_t per_million) {
+    sync_failure_per_million_ = per_million;
+  }
 
  private:
   struct File {
@@ -172,10 +236,20 @@ class SimFiles final : public FileSystem {
     std::string path;
     bool append = false;
   };
+  struct PendingSync {
+    uint64_t token;
+    std::string path;
+    size_t size;  // the bytes the sync covers
+  };
+  size_t TotalBytes() const;
+
+  Rng& rng_;
   std::map<std::string, File, std::less<>> files_;
   std::map<FileId, Handle> handles_;
-  std::deque<std::pair<uint64_t, StatusCode>> completions_;
+  std::deque<PendingSync> pending_syncs_;
   FileId next_id_ = 1;
+  size_t capacity_bytes_ = 0;
+  uint32_t sync_failure_per_million_ = 0;
 };
 
 class SimLog final : public Log {
@@ -202,8 +276,14 @@ class SimEnv final : public Env {
   ProcessInfo Process() override;
 
   // Returns the events ready now. When none is ready, advances the virtual clock by the timeout
-  // (a negative timeout advances nothing) and returns 0: simulated time never blocks.
+  // (a negative timeout advances nothing), plus a random lateness up to timer_late_us_max, and
+  // returns 0: simulated time never blocks.
   size_t Wait(int64_t timeout_us, Event* events, size_t capacity) override;
+
+  // Timers fire up to this late (0: exactly on time).
+  void set_timer_late_us_max(int64_t us) { timer_late_us_max_ = us; }
+  // Records network, memory and clock events of this environment (nullptr: none).
+  void set_trace(Trace* trace);
 
   SimClock& sim_clock() { return clock_; }
   SimMemory& sim_memory() { return memory_; }
@@ -211,18 +291,24 @@ class SimEnv final : public Env {
   SimFiles& sim_files() { return files_; }
   SimLog& sim_log() { return log_; }
   Rng& rng() { return rng_; }
+  Rng& fault_rng() { return fault_rng_; }
 
   // The next Wait reports kShutdownRequested (as SIGTERM would).
   void RequestShutdown() { shutdown_pending_ = true; }
 
  private:
   Rng rng_;  // the simulation's own choices (splits, ports); the engine's entropy is `random_`
+  // Fault decisions (refusals, lateness, sync failures) draw from their own stream, so that
+  // turning a fault off does not move every later network split.
+  Rng fault_rng_;
   SimClock clock_;
   SimRandom random_;
   SimMemory memory_;
   SimNetwork network_;
   SimFiles files_;
   SimLog log_;
+  Trace* trace_ = nullptr;
+  int64_t timer_late_us_max_ = 0;
   bool shutdown_pending_ = false;
 };
 

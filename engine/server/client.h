@@ -49,6 +49,7 @@ class Client {
   QueryBuffer& query() { return query_; }
   RequestParser& parser() { return parser_; }
   OutputBuffer& output() { return output_; }
+  const OutputBuffer& output() const { return output_; }
   ReplyBuilder& reply() { return reply_; }
 
   uint32_t flags = 0;

@@ -231,7 +231,7 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   // or not; errors are still counted, as Redis counts them.
   ReplyBuilder& reply = client.reply();
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
-  const ExecuteResult result = Dispatch(client, args);
+  const ExecuteResult result = DispatchObserved(client, args);
   if (result == ExecuteResult::kDone) {
     // Redis's resetClient: the skip applies to exactly one processed command.
     client.flags &= ~kClientReplySkip;
@@ -241,6 +241,18 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   }
   // Replies that reach this client between its commands (MONITOR lines) obey the same switches.
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  return result;
+}
+
+ExecuteResult Engine::DispatchObserved(Client& client, std::span<const std::string_view> args) {
+  if (command_observer_ == nullptr) return Dispatch(client, args);
+  command_observer_->BeforeCommand(client, args);
+  const ExecuteResult result = Dispatch(client, args);
+  if (result == ExecuteResult::kDone) {
+    command_observer_->AfterCommand(client);
+  } else {
+    command_observer_->CommandPostponed(client);
+  }
   return result;
 }
 

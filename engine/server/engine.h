@@ -65,6 +65,21 @@ enum class PauseMode : uint8_t { kNone, kWrite, kAll };
 inline constexpr int64_t kProtectedNo = 0;
 inline constexpr int64_t kProtectedLocal = 2;
 
+// Watches every command the engine executes, in execution order: the simulator's oracle follows
+// the engine's interleaving of clients through it (it checks each command against what its client
+// sent, and predicts the reply with a reference model). An observer must not change the engine.
+class CommandObserver {
+ public:
+  virtual ~CommandObserver() = default;
+  // Every parsed command, before the arity, authentication and memory checks.
+  virtual void BeforeCommand(const Client& client, std::span<const std::string_view> args) = 0;
+  // After the command's reply (if any) was added to the client's output.
+  virtual void AfterCommand(const Client& client) = 0;
+  // Instead of AfterCommand when CLIENT PAUSE held the command back: nothing ran, and the same
+  // command comes to BeforeCommand again once the pause lets it run.
+  virtual void CommandPostponed(const Client& client) = 0;
+};
+
 class Engine : public ErrorObserver {
  public:
   Engine(Env& env, Config config, StartupInfo startup = {});
@@ -114,6 +129,9 @@ class Engine : public ErrorObserver {
   // fuzzing, later AOF loading and scripts) always run, as Redis's fake clients do.
   void BeginTimeSlice();
   ExecuteResult Execute(Client& client, std::span<const std::string_view> args);
+
+  // At most one observer (nullptr: none); it must outlive its registration.
+  void set_command_observer(CommandObserver* observer) { command_observer_ = observer; }
 
   // The command-time snapshot: wall-clock milliseconds at the start of the running command (the
   // time all its expiry decisions use), and the monotonic microseconds of the same instant.
@@ -225,6 +243,8 @@ class Engine : public ErrorObserver {
   void RejectUnknown(Client& client, std::span<const std::string_view> args,
                      bool unknown_subcommand);
   void Reject(Client& client, const CommandSpec* spec, std::string_view error);
+  // Dispatch, told to the command observer if there is one.
+  ExecuteResult DispatchObserved(Client& client, std::span<const std::string_view> args);
   // Execute without the CLIENT REPLY bookkeeping around it.
   ExecuteResult Dispatch(Client& client, std::span<const std::string_view> args);
   // The checks between a command's lookup and its run, in Redis's order; returns the error to
@@ -274,6 +294,7 @@ class Engine : public ErrorObserver {
   bool skip_checksum_validation_ = false;
   bool cron_paused_ = false;
   uint64_t quicklist_packed_threshold_bytes_ = kQuicklistPackedThresholdDefault;
+  CommandObserver* command_observer_ = nullptr;
 
   int64_t mono_anchor_us_ = 0;
   int64_t wall_anchor_us_ = 0;

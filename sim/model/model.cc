@@ -1,0 +1,134 @@
+#include "sim/model/model.h"
+
+#include <cctype>
+
+namespace keel::model {
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+std::string Upper(std::string_view text) {
+  std::string upper(text);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
+}
+
+bool ArityAccepts(int arity, size_t argc) {
+  const auto count = static_cast<int64_t>(argc);
+  return arity >= 0 ? count == arity : count >= -arity;
+}
+
+// Containers: commands whose first argument names a subcommand. Their own arity is -2.
+bool IsContainer(std::string_view lower_name) { return lower_name == "client"; }
+
+}  // namespace
+
+KeyTable& Call::db() { return model.db(session.db); }
+
+Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
+  Add(StringCommands());
+  Add(KeyCommands());
+  Add(ConnectionCommands());
+}
+
+void Model::Add(std::span<const Command> commands) {
+  for (const Command& command : commands) commands_.emplace(std::string(command.name), command);
+}
+
+const Command* Model::Find(std::span<const std::string> args) const {
+  if (args.empty()) return nullptr;
+  std::string name = Lower(args[0]);
+  if (IsContainer(name)) {
+    if (args.size() < 2) {
+      static constexpr Command kContainer = {"client", -2, 0, nullptr};
+      return &kContainer;
+    }
+    name += "|" + Lower(args[1]);
+  }
+  auto it = commands_.find(name);
+  return it == commands_.end() ? nullptr : &it->second;
+}
+
+// Redis's rejections before a command runs, in its order: unknown command or subcommand, arity.
+Expected Model::Reject(std::span<const std::string> args, const Command* command) const {
+  if (command == nullptr && IsContainer(Lower(args[0]))) {
+    return Error("ERR unknown subcommand '" + args[1] + "'. Try " + Upper(args[0]) + " HELP.");
+  }
+  if (command == nullptr) {
+    // Redis quotes the arguments until 128 bytes of quoting are reached, each cut to what is left.
+    std::string quoted;
+    for (size_t i = 1; i < args.size() && quoted.size() < 128; i++) {
+      quoted += "'" + args[i].substr(0, 128 - quoted.size()) + "' ";
+    }
+    return Error("ERR unknown command '" + args[0].substr(0, 128) +
+                 "', with args beginning with: " + quoted);
+  }
+  return Error(WrongArity(command->name));
+}
+
+Expected Model::Execute(Session& session, std::span<const std::string> args,
+                        const Context& context) {
+  const Command* command = Find(args);
+  if (command == nullptr || command->run == nullptr || !ArityAccepts(command->arity, args.size())) {
+    return Reject(args, command);
+  }
+  if (maxmemory_bytes_ > 0 && (command->flags & kDenyOom) &&
+      context.used_memory_bytes > maxmemory_bytes_) {
+    return Error(kOomError);
+  }
+  Call call{*this, session, args, context};
+  return command->run(call);
+}
+
+Value* Model::Lookup(int db_index, std::string_view key, int64_t now_ms) {
+  KeyTable& table = db(db_index);
+  auto it = table.find(key);
+  if (it == table.end()) return nullptr;
+  if (IsExpired(it->second, now_ms)) {
+    table.erase(it);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+int64_t Model::LiveKeys(int db_index, int64_t now_ms) const {
+  int64_t live = 0;
+  for (const auto& [key, value] : db(db_index)) {
+    if (!IsExpired(value, now_ms)) live++;
+  }
+  return live;
+}
+
+bool ParseInt64(std::string_view text, int64_t* value) {
+  if (text.empty() || text.size() > 20) return false;
+  if (text == "0") {
+    *value = 0;
+    return true;
+  }
+  const bool negative = text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  if (text.empty() || text[0] < '1' || text[0] > '9') return false;
+  __int128_t magnitude = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    magnitude = magnitude * 10 + (c - '0');
+    if (magnitude > (static_cast<__int128_t>(INT64_MAX) + 1)) return false;
+  }
+  if (!negative && magnitude > INT64_MAX) return false;
+  *value = static_cast<int64_t>(negative ? -magnitude : magnitude);
+  return true;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && Lower(a) == Lower(b);
+}
+
+std::string WrongArity(std::string_view full_name) {
+  return "ERR wrong number of arguments for '" + std::string(full_name) + "' command";
+}
+
+}  // namespace keel::model

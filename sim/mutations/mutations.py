@@ -1,0 +1,153 @@
+"""Planted bugs for measuring the simulator's power (run_mutations.py applies them one at a time).
+
+Each mutation replaces one exact snippet of an engine file in a COPY of the sources. The snippet
+must occur exactly once; when the engine changes and a snippet no longer matches, the runner says
+so and the mutation must be updated (never silently skipped). No bug code lives in the engine.
+"""
+
+MUTATIONS = [
+    {
+        "name": "expiry-off-by-one",
+        "why": "keys vanish during their expiry millisecond (Redis keeps them until now > when)",
+        "file": "engine/db/keyspace.h",
+        "find": 'return entry.has_expiry() && entry.expire_at_ms() < now_ms;',
+        "replace": 'return entry.has_expiry() && entry.expire_at_ms() <= now_ms;',
+    },
+    {
+        "name": "expiry-ignores-wall-clock-jumps",
+        "why": "the engine's wall time follows the monotonic clock after the first reading, so "
+               "expiry ignores a wall-clock jump",
+        "file": "engine/server/engine.cc",
+        "find": "  mono_anchor_us_ = clock.MonotonicUs();\n  wall_anchor_us_ = clock.WallUs();\n",
+        "replace": "  const int64_t previous_mono_us = mono_anchor_us_;\n"
+                   "  mono_anchor_us_ = clock.MonotonicUs();\n"
+                   "  wall_anchor_us_ = wall_anchor_us_ == 0\n"
+                   "                        ? clock.WallUs()\n"
+                   "                        : wall_anchor_us_ + (mono_anchor_us_ - previous_mono_us);\n",
+    },
+    {
+        "name": "reply-dropped-after-partial-read",
+        "why": "the replies of commands completed from a partial read are thrown away",
+        "file": "engine/server/server.cc",
+        "find": "    ProcessPendingInput(client);\n    return;\n  }\n",
+        "replace": "    const size_t before = client->output().pending_bytes();\n"
+                   "    ProcessPendingInput(client);\n"
+                   "    if (before == 0) client->output().Clear();\n"
+                   "    return;\n  }\n",
+    },
+    {
+        "name": "resend-from-chunk-start-after-short-write",
+        "why": "after a short write the rest of the chunk is sent from its start: bytes out of "
+               "order in a pipeline's replies",
+        "file": "engine/server/output_buffer.cc",
+        "find": "slices[count++] = ConstSlice{chunk->data() + skip, chunk->used - skip};",
+        "replace": "slices[count++] = ConstSlice{chunk->data(), chunk->used - skip};",
+    },
+    {
+        "name": "no-write-interest-after-short-write",
+        "why": "after a short write the server does not ask to be told when it can write again: "
+               "replies stall until the client sends something",
+        "file": "engine/server/server.cc",
+        "find": "  UpdateInterest(client, readable, pending);\n}",
+        "replace": "  UpdateInterest(client, readable, false);\n}",
+    },
+    {
+        "name": "partial-command-loses-a-byte",
+        "why": "a command split across reads loses its first leftover byte",
+        "file": "engine/server/server.cc",
+        "find": "if (!query.Assign(target + consumed, result.bytes - consumed)) {",
+        "replace": "if (!query.Assign(target + consumed + 1, result.bytes - consumed - 1)) {",
+    },
+    {
+        "name": "del-counts-expired-keys",
+        "why": "DEL counts a key that expired but was not reclaimed yet",
+        "file": "engine/commands/cmd_keys.cc",
+        "find": "if (LookupKey(context.engine, db, context.arg(i), LookupIntent::kWrite) == nullptr) "
+                "continue;",
+        "replace": "if (db.Find(context.arg(i)) == nullptr) continue;",
+    },
+    {
+        "name": "select-range-off-by-one",
+        "why": "SELECT accepts the index one past the last database",
+        "file": "engine/commands/cmd_connection.cc",
+        "find": "if (index < 0 || index >= context.engine.database_count()) {",
+        "replace": "if (index < 0 || index > context.engine.database_count()) {",
+    },
+    {
+        "name": "keepttl-ignored",
+        "why": "SET KEEPTTL drops the key's expiry",
+        "file": "engine/commands/cmd_string.cc",
+        "find": '  if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms();\n  const std::string_view value = context.arg(2);\n',
+        "replace": '  const std::string_view value = context.arg(2);\n',
+    },
+    {
+        "name": "same-size-overwrite-keeps-old-expiry",
+        "why": "overwriting a string with one of the same size keeps the old expiry",
+        "file": "engine/db/database.cc",
+        "find": '    if (has_expiry) old->set_expire_at_ms(expire_at_ms);\n',
+        "replace": '',
+    },
+    {
+        "name": "expires-count-not-decremented",
+        "why": "deleting a key with an expiry leaves it in the list of keys with an expiry",
+        "file": "engine/db/database.cc",
+        "find": '  if (removed->has_expiry()) UntrackExpiry(removed);\n',
+        "replace": '',
+    },
+    {
+        "name": "reply-memory-accounting-drift",
+        "why": "freeing a large block forgets a byte, so what the engine holds drifts from the allocations",
+        "file": "engine/base/memory.h",
+        "find": '    held_bytes_ -= bytes;\n',
+        "replace": '    held_bytes_ -= bytes - (bytes > 4096);\n',
+    },
+    {
+        "name": "output-hard-limit-doubled",
+        "why": "a client over its hard output limit is left open",
+        "file": "engine/server/server.cc",
+        "find": "bool exceeded = limit.hard_bytes > 0 && pending >= limit.hard_bytes;",
+        "replace": "bool exceeded = limit.hard_bytes > 0 && pending >= 2 * limit.hard_bytes;",
+    },
+    {
+        "name": "flushdb-flushes-database-zero",
+        "why": "FLUSHDB empties database 0 whichever the client selected",
+        "file": "engine/commands/cmd_keys.cc",
+        "find": "  context.db().Clear();\n  context.reply.Ok();",
+        "replace": "  context.engine.database(0).Clear();\n  context.reply.Ok();",
+    },
+    {
+        "name": "resp3-null-as-resp2",
+        "why": "a RESP3 client gets RESP2's null bulk",
+        "file": "engine/resp/reply_builder.cc",
+        "find": 'Raw(resp_ >= 3 ? std::string_view("_\\r\\n") : "$-1\\r\\n");',
+        "replace": 'Raw(resp_ >= 4 ? std::string_view("_\\r\\n") : "$-1\\r\\n");',
+    },
+    {
+        "name": "refused-set-replies-ok",
+        "why": "a SET whose memory was refused replies OK although nothing was stored",
+        "file": "engine/commands/cmd_string.cc",
+        "find": '  if (get) {\n    SetAndReplyWithOld(context, key, hash, existing, value, expire_at_ms);\n    return;\n  }\n  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==\n      Database::SetOutcome::kOutOfMemory) {\n    context.reply.Error(errors::kOom);\n',
+        "replace": '  if (get) {\n    SetAndReplyWithOld(context, key, hash, existing, value, expire_at_ms);\n    return;\n  }\n  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==\n      Database::SetOutcome::kOutOfMemory) {\n    context.reply.Ok();\n',
+    },
+    {
+        "name": "maxmemory-refuses-every-command",
+        "why": "over maxmemory, reads are refused too (not only denyoom commands)",
+        "file": "engine/server/engine.cc",
+        "find": "if (over && (spec.flags & kCmdDenyOom)) return errors::kOom;",
+        "replace": "if (over) return errors::kOom;",
+    },
+    {
+        "name": "reset-keeps-the-database",
+        "why": "RESET leaves the client in the database it had selected",
+        "file": "engine/commands/cmd_connection.cc",
+        "find": "  client.db_index = 0;\n",
+        "replace": "",
+    },
+    {
+        "name": "lazy-expiry-keeps-the-key",
+        "why": "an expired key found by a lookup is reported gone but left in the table",
+        "file": "engine/db/keyspace.cc",
+        "find": '    db.Erase(key, hash);\n',
+        "replace": '',
+    },
+]

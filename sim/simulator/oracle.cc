@@ -1,0 +1,273 @@
+#include "sim/simulator/oracle.h"
+
+#include <algorithm>
+
+#include "engine/db/database.h"
+#include "engine/db/entry.h"
+
+namespace keel::sim {
+namespace {
+
+std::string DescribeValue(const model::Value& value) {
+  std::string text = "\"" + EscapeBytes(value.string, 60) + "\"";
+  if (value.expire_at_ms != model::kNoExpiry)
+    text += " expiring at " + std::to_string(value.expire_at_ms);
+  return text;
+}
+
+std::string DescribeEntry(const Entry& entry) {
+  if (entry.type() != ValueType::kString) return "a non-string value";
+  std::string text = "\"" + EscapeBytes(entry.value(), 60) + "\"";
+  if (entry.has_expiry()) text += " expiring at " + std::to_string(entry.expire_at_ms());
+  return text;
+}
+
+bool SameArgs(std::span<const std::string_view> actual, const std::vector<std::string>& sent) {
+  if (actual.size() != sent.size()) return false;
+  for (size_t i = 0; i < actual.size(); i++) {
+    if (actual[i] != sent[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string DescribeArgs(std::span<const std::string> args) {
+  std::string text;
+  for (const std::string& arg : args) {
+    if (!text.empty()) text += ' ';
+    const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+      return c > ' ' && c < 0x7f && c != '"';
+    });
+    text += plain ? arg : "\"" + EscapeBytes(arg, 60) + "\"";
+  }
+  return text;
+}
+
+std::string CompareKeyspace(Engine& engine, const model::Model& model, int index,
+                            int64_t wall_ms_max) {
+  const model::KeyTable& expected = model.db(index);
+  std::string difference;
+  size_t matched = 0;
+  engine.database(index).ForEach([&](const Entry& entry) {
+    if (!difference.empty()) return;
+    auto it = expected.find(entry.key());
+    const std::string where =
+        "db " + std::to_string(index) + " key \"" + EscapeBytes(entry.key(), 60) + "\": ";
+    if (it == expected.end()) {
+      difference = where + "the engine holds " + DescribeEntry(entry) + ", the model nothing";
+      return;
+    }
+    const model::Value& value = it->second;
+    const bool same = entry.type() == ValueType::kString &&
+                      value.type == model::ValueType::kString && entry.value() == value.string &&
+                      entry.expire_at_ms() == value.expire_at_ms;
+    if (!same) {
+      difference = where + "the engine holds " + DescribeEntry(entry) + ", the model " +
+                   DescribeValue(value);
+    }
+    matched++;
+  });
+  if (!difference.empty() || matched == expected.size()) return difference;
+  // Keys only the model holds must have expired: the engine may reclaim those at any time.
+  for (const auto& [key, value] : expected) {
+    if (engine.database(index).Find(key) != nullptr) continue;
+    if (!model::Model::IsExpired(value, wall_ms_max)) {
+      return "db " + std::to_string(index) + " key \"" + EscapeBytes(key, 60) +
+             "\": the model holds " + DescribeValue(value) + ", the engine nothing";
+    }
+  }
+  return {};
+}
+
+std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
+                               const model::KeyTable& after, int index) {
+  Database& db = engine.database(index);
+  auto compare = [&](const std::string& key) -> std::string {
+    const Entry* entry = db.Find(key);
+    auto it = after.find(key);
+    const std::string where =
+        "db " + std::to_string(index) + " key \"" + EscapeBytes(key, 60) + "\": ";
+    if (it == after.end()) {
+      return entry == nullptr
+                 ? ""
+                 : where + "the engine holds " + DescribeEntry(*entry) + ", the model nothing";
+    }
+    if (entry == nullptr)
+      return where + "the model holds " + DescribeValue(it->second) + ", the engine nothing";
+    const bool same = entry->type() == ValueType::kString && entry->value() == it->second.string &&
+                      entry->expire_at_ms() == it->second.expire_at_ms;
+    return same ? ""
+                : where + "the engine holds " + DescribeEntry(*entry) + ", the model " +
+                      DescribeValue(it->second);
+  };
+  for (const auto& [key, value] : after) {
+    auto old = before.find(key);
+    if (old != before.end() && old->second == value) continue;
+    if (std::string difference = compare(key); !difference.empty()) return difference;
+  }
+  for (const auto& [key, value] : before) {
+    if (after.find(key) != after.end()) continue;
+    if (std::string difference = compare(key); !difference.empty()) return difference;
+  }
+  return {};
+}
+
+Oracle::Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes)
+    : engine_(engine),
+      env_(env),
+      trace_(trace),
+      model_(static_cast<int>(engine.settings().databases)) {
+  model_.set_maxmemory_bytes(static_cast<uint64_t>(maxmemory_bytes));
+}
+
+ConnectionRecord& Oracle::Open(SimClientId id, uint64_t client_id) {
+  ConnectionRecord& record = records_[id];
+  record.id = id;
+  record.session.client_id = client_id;
+  return record;
+}
+
+ConnectionRecord* Oracle::Find(SimClientId id) {
+  auto it = records_.find(id);
+  return it == records_.end() ? nullptr : &it->second;
+}
+
+void Oracle::Forget(SimClientId id) {
+  KEEL_ASSERT(running_.record == nullptr || running_.record->id != id);
+  records_.erase(id);
+}
+
+void Oracle::Sent(SimClientId id, std::vector<std::string> args) {
+  ConnectionRecord* record = Find(id);
+  KEEL_ASSERT(record != nullptr);
+  record->sent.push_back(std::move(args));
+}
+
+void Oracle::Fail(std::string message) {
+  if (failure_.empty()) failure_ = std::move(message);
+}
+
+void Oracle::BeforeCommand(const Client& client, std::span<const std::string_view> args) {
+  running_ = Running{};
+  if (!failure_.empty()) return;
+  ConnectionRecord* record = Find(client.conn());
+  std::vector<std::string> copy(args.begin(), args.end());
+  if (record == nullptr) {
+    Fail("the engine executed " + DescribeArgs(copy) + " for an unknown connection " +
+         std::to_string(client.conn()));
+    return;
+  }
+  const std::string where = "connection " + std::to_string(record->id) + " command #" +
+                            std::to_string(record->executed + 1) + ": ";
+  if (record->sent.empty()) {
+    Fail(where + "the engine executed " + DescribeArgs(copy) + ", which the client never sent");
+    return;
+  }
+  if (!SameArgs(args, record->sent.front())) {
+    Fail(where + "the engine executed " + DescribeArgs(copy) + " but the client sent " +
+         DescribeArgs(record->sent.front()));
+    return;
+  }
+  if (client.id() != record->session.client_id) {
+    Fail(where + "the engine calls the client " + std::to_string(client.id()) + ", expected id " +
+         std::to_string(record->session.client_id) + " (ids follow connection order)");
+    return;
+  }
+  running_.record = record;
+  running_.args = std::move(record->sent.front());
+  record->sent.pop_front();
+  ForgetReclaimed(record->session.db);
+  running_.context.now_ms = env_.clock().WallUs() / 1000;
+  // What maxmemory compares: the memory the engine uses, not the slab pages it holds.
+  running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
+  running_.refused_before = env_.sim_memory().refused_count();
+  ObserveWall(running_.context.now_ms);
+}
+
+void Oracle::ForgetReclaimed(int db_index) {
+  model::KeyTable& table = model_.db(db_index);
+  Database& db = engine_.database(db_index);
+  for (auto it = table.begin(); it != table.end();) {
+    const bool reclaimed =
+        model::Model::IsExpired(it->second, wall_ms_max_) && db.Find(it->first) == nullptr;
+    it = reclaimed ? table.erase(it) : std::next(it);
+  }
+}
+
+model::Expected Oracle::RunModel(ConnectionRecord& record) {
+  model::Session& session = record.session;
+  const bool refused = env_.sim_memory().refused_count() != running_.refused_before;
+  const model::Command* command = model_.Find(running_.args);
+  if (!refused || command == nullptr || !(command->flags & model::kAllocates)) {
+    return model_.Execute(session, running_.args, running_.context);
+  }
+  // A refusal during a command that allocates keyspace memory: either outcome is legal. The one
+  // whose changed keys match the engine's exactly is the one that happened.
+  const int db = session.db;
+  const model::KeyTable before = model_.db(db);
+  const model::Session saved_session = session;
+  model::Expected expected = model_.Execute(session, running_.args, running_.context);
+  if (CompareChangedKeys(engine_, before, model_.db(db), db).empty()) return expected;
+  model_.db(db) = before;
+  session = saved_session;
+  model::Context context = running_.context;
+  context.allocation_refused = true;
+  expected = model_.Execute(session, running_.args, context);
+  const std::string difference = CompareChangedKeys(engine_, before, model_.db(db), db);
+  if (!difference.empty()) {
+    Fail("connection " + std::to_string(record.id) + " command #" +
+         std::to_string(record.executed) + " " + DescribeArgs(running_.args) +
+         ": after a refused allocation the keyspace matches neither outcome: " + difference);
+  }
+  return expected;
+}
+
+void Oracle::CommandPostponed(const Client& client) {
+  // The command did not run: it is again the next one its client is waiting for.
+  if (running_.record == nullptr || !failure_.empty()) return;
+  KEEL_ASSERT(running_.record->id == client.conn());
+  running_.record->sent.push_front(std::move(running_.args));
+  running_ = Running{};
+}
+
+void Oracle::AfterCommand(const Client& client) {
+  if (running_.record == nullptr || !failure_.empty()) return;
+  ConnectionRecord& record = *running_.record;
+  KEEL_ASSERT(record.id == client.conn());
+  commands_++;
+  record.executed++;
+  const int db = record.session.db;
+  model::Expected expected = RunModel(record);
+  trace_.Record(TraceKind::kExecute, record.id, record.executed, DescribeArgs(running_.args));
+  if (!record.cut) {
+    record.replies.push_back(PendingReply{std::move(expected), record.executed,
+                                          std::move(running_.args), running_.context.now_ms, db});
+  }
+  running_ = Running{};
+}
+
+void Oracle::Received(SimClientId id, const RespValue& actual, std::string_view bytes) {
+  ConnectionRecord* record = Find(id);
+  KEEL_ASSERT(record != nullptr);
+  if (record->cut || !failure_.empty()) return;
+  if (record->replies.empty()) {
+    trace_.Record(TraceKind::kReply, id, 0, bytes);
+    Fail("connection " + std::to_string(id) + " received " + actual.ToString() +
+         " when no reply was due (every command it sent had its reply)");
+    return;
+  }
+  PendingReply& pending = record->replies.front();
+  trace_.Record(TraceKind::kReply, id, pending.number, bytes);
+  if (!pending.expected.Matches(actual)) {
+    Fail("connection " + std::to_string(id) + " (client id " +
+         std::to_string(record->session.client_id) + ") command #" +
+         std::to_string(pending.number) + " in db " + std::to_string(pending.db) + " at wall " +
+         std::to_string(pending.now_ms) + " ms: " + DescribeArgs(pending.args) +
+         "\n  expected: " + pending.expected.ToString() + "\n  actual:   " + actual.ToString());
+    return;
+  }
+  record->replies.pop_front();
+}
+
+}  // namespace keel::sim

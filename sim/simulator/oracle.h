@@ -1,0 +1,125 @@
+// Oracle: follows the engine command by command and predicts every reply with the reference
+// model (sim/model/).
+//
+// The engine reports each command it executes, in execution order (Engine::CommandObserver). The
+// oracle checks that the command is the next one its connection sent (so a command lost,
+// duplicated, reordered or corrupted between client and engine shows here), runs the model at
+// the same command time, and queues the predicted reply for that connection. Clients compare
+// what they receive against that queue, in order.
+//
+// Connections cut by their client (reset or closed) keep their record: commands already read by
+// the server may still execute and change the state, but nothing is expected about their
+// replies. Keys that expired and that the engine reclaimed on its own (active expiry) leave the
+// model before the next command of their database. When the environment refused memory during a
+// command that allocates keyspace memory, the model's normal and out-of-memory outcomes are both
+// legal: the oracle keeps the one whose state matches the engine's database, and fails when neither
+// does.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/server/engine.h"
+#include "sim/model/model.h"
+#include "sim/sim_env.h"
+#include "sim/trace.h"
+
+namespace keel::sim {
+
+struct PendingReply {
+  model::Expected expected;
+  uint64_t number = 0;  // the command's number on its connection, from 1
+  std::vector<std::string> args;
+  int64_t now_ms = 0;
+  int db = 0;
+};
+
+// The oracle's record of one connection.
+struct ConnectionRecord {
+  SimClientId id = 0;
+  model::Session session;
+  std::deque<std::vector<std::string>> sent;  // handed to the network, not executed yet
+  std::deque<PendingReply> replies;           // executed, reply not received yet
+  uint64_t executed = 0;
+  bool cut = false;     // reset or closed by the client: replies are no longer checked
+  bool closed = false;  // the server closed it
+  // Why the server closed it, as far as the simulator can tell.
+  enum class CloseReason : uint8_t { kNone, kQuit, kFault } close_reason = CloseReason::kNone;
+
+  size_t in_flight() const { return sent.size() + replies.size(); }
+};
+
+class Oracle final : public CommandObserver {
+ public:
+  Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes);
+
+  ConnectionRecord& Open(SimClientId id, uint64_t client_id);
+  ConnectionRecord* Find(SimClientId id);
+  std::map<SimClientId, ConnectionRecord>& records() { return records_; }
+  void Forget(SimClientId id);
+  // The client queued `args` on the connection (the bytes may still be on their way).
+  void Sent(SimClientId id, std::vector<std::string> args);
+  // The client received `actual` on the connection: checks it against the next prediction.
+  void Received(SimClientId id, const RespValue& actual, std::string_view bytes);
+
+  // CommandObserver.
+  void BeforeCommand(const Client& client, std::span<const std::string_view> args) override;
+  void AfterCommand(const Client& client) override;
+  void CommandPostponed(const Client& client) override;
+
+  // The first divergence, or empty.
+  const std::string& failure() const { return failure_; }
+  void Fail(std::string message);
+  model::Model& model() { return model_; }
+  uint64_t commands() const { return commands_; }
+  // The wall clock's highest reading so far (ms): keys that expired before it may be gone.
+  int64_t wall_ms_max() const { return wall_ms_max_; }
+  void ObserveWall(int64_t wall_ms) { wall_ms_max_ = std::max(wall_ms_max_, wall_ms); }
+
+ private:
+  // The command running now (between BeforeCommand and AfterCommand).
+  struct Running {
+    ConnectionRecord* record = nullptr;
+    std::vector<std::string> args;
+    model::Context context;
+    uint64_t refused_before = 0;
+  };
+  model::Expected RunModel(ConnectionRecord& record);
+  // A key that expired at a moment the engine has seen (before wall_ms_max) may have been
+  // reclaimed by the engine since, whenever it liked (active expiry); if the wall clock then
+  // stepped back, the model would still see it alive. The model forgets such keys once the
+  // engine no longer holds them, so that it follows the engine's choice.
+  void ForgetReclaimed(int db_index);
+
+  Engine& engine_;
+  SimEnv& env_;
+  Trace& trace_;
+  model::Model model_;
+  std::map<SimClientId, ConnectionRecord> records_;
+  Running running_;
+  std::string failure_;
+  uint64_t commands_ = 0;
+  int64_t wall_ms_max_ = 0;
+};
+
+// Compares database `index` of the engine with the model: every engine key must be in the model
+// with the same value and expiry, and every model key missing from the engine must have expired
+// before `wall_ms_max` (an engine may reclaim expired keys whenever it likes). Returns the first
+// difference, or empty.
+std::string CompareKeyspace(Engine& engine, const model::Model& model, int index,
+                            int64_t wall_ms_max);
+
+// Compares, strictly, the keys of database `index` that differ between `before` and `after` (a
+// command's effect in the model) with the engine: present with the same value and expiry, or
+// absent. Returns the first difference, or empty.
+std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
+                               const model::KeyTable& after, int index);
+
+std::string DescribeArgs(std::span<const std::string> args);
+
+}  // namespace keel::sim
