@@ -206,11 +206,45 @@ def latency_histogram(value, args):
     return _from_pairs(value, sorted(out, key=lambda pair: _serialised_key(pair[0])))
 
 
+# --- TTL, PTTL, EXPIRETIME, PEXPIRETIME: a positive reply is a reading of the clock (the time
+# left, or an absolute time set relative to each server's own clock), so it is erased; -1 (no
+# expiry) and -2 (no key) are compared.
+
+def clock_integer(value, args):
+    if value.kind == ":" and not value.data.startswith(b"-"):
+        return Value(":", ERASED)
+    return value
+
+
+# --- OBJECT IDLETIME: seconds on each server's clock, which tick at different moments; and Redis
+# keeps one access time for all the keys that hold the same shared integer (0..9999). A null (no
+# key) and the errors are compared.
+
+def object_idletime(value, args):
+    return Value(":", ERASED) if value.kind == ":" else value
+
+
+# --- RANDOMKEY: which key is random; whether there is one (a key, or null) is compared.
+
+def random_key(value, args):
+    if value.kind == "$" and value.data is not None:
+        return Value("$", ERASED)
+    return value
+
+
 # --- Replies that walk a hash table: the same elements, in an order that depends on hashing. ---
 
 def sorted_elements(value, args):
     if value.kind in "*~" and value.data is not None:
         return Value(value.kind, sorted(value.data, key=_serialised_key))
+    return value
+
+
+def scan_keys(value, args):
+    """SCAN's [cursor, keys]: the cursor is compared (the generators ask only for whole
+    iterations, which both servers end with 0), the keys as a set."""
+    if value.kind == "*" and value.data is not None and len(value.data) == 2:
+        return Value("*", [value.data[0], sorted_elements(value.data[1], args)])
     return value
 
 
@@ -305,6 +339,14 @@ NORMALISERS = {
     "time": ("the clock", time_reply, None),
     "slowlog|get": ("ids, times, durations and client addresses", slowlog_entries, None),
     "latency|histogram": ("timings and command table order", latency_histogram, None),
+    "ttl": ("the clock", clock_integer, None),
+    "pttl": ("the clock", clock_integer, None),
+    "expiretime": ("the clock", clock_integer, None),
+    "pexpiretime": ("the clock", clock_integer, None),
+    "object|idletime": ("the clock, and Redis's shared integers", object_idletime, None),
+    "randomkey": ("a random key", random_key, None),
+    "keys": ("hash table order", sorted_elements, None),
+    "scan": ("hash table order", scan_keys, None),
 }
 
 

@@ -106,6 +106,30 @@ class NormaliseTest(unittest.TestCase):
         self.assertIsNone(normalise.normaliser_for([b"command", b"getkeys", b"del", b"b", b"a"]))
         self.assertIsNone(normalise.normaliser_for([b"get", b"k"]))
 
+    def test_clock_replies_keep_only_missing_and_persistent(self):
+        for name in ("ttl", "pttl", "expiretime", "pexpiretime"):
+            self.assertEqual(self.normalised([name, "k"], b":99\r\n"), b":<erased>\r\n")
+            self.assertEqual(self.normalised([name, "k"], b":-1\r\n"), b":-1\r\n")
+            self.assertEqual(self.normalised([name, "k"], b":-2\r\n"), b":-2\r\n")
+        self.assertEqual(self.normalised(["object", "idletime", "k"], b":3\r\n"),
+                         b":<erased>\r\n")
+        self.assertEqual(self.normalised(["object", "idletime", "k"], b"$-1\r\n"), b"$-1\r\n")
+
+    def test_scan_compares_the_cursor_and_the_keys_as_a_set(self):
+        raw = b"*2\r\n$1\r\n0\r\n*2\r\n$1\r\nb\r\n$1\r\na\r\n"
+        self.assertEqual(self.normalised(["scan", "0"], raw),
+                         b"*2\r\n$1\r\n0\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n")
+        raw = b"*2\r\n$2\r\n17\r\n*0\r\n"
+        self.assertEqual(self.normalised(["scan", "0"], raw), raw)
+        self.assertEqual(self.normalised(["keys", "*"], b"*2\r\n$1\r\nb\r\n$1\r\na\r\n"),
+                         b"*2\r\n$1\r\na\r\n$1\r\nb\r\n")
+
+    def test_randomkey_compares_whether_there_is_a_key(self):
+        self.assertEqual(self.normalised(["randomkey"], b"$2\r\nk1\r\n"),
+                         b"$8\r\n<erased>\r\n")
+        self.assertEqual(self.normalised(["randomkey"], b"$-1\r\n"), b"$-1\r\n")
+        self.assertEqual(self.normalised(["randomkey"], b"_\r\n"), b"_\r\n")
+
     def info_entry(self, name, subcommands=b"*0\r\n"):
         # name, arity, flags, first, last, step, categories, tips, key specs, subcommands
         return (b"*10\r\n$%d\r\n%s\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*0\r\n*0\r\n*0\r\n"
@@ -227,6 +251,30 @@ class GeneratorTest(unittest.TestCase):
                     amount = int(text)
                     self.assertTrue(amount >= minimum or amount <= 0 or amount >= 2 ** 62,
                                     args)
+
+    def test_expire_times_are_far_or_not_in_the_future(self):
+        # EXPIRE and friends: a relative time of at least 1000 s, an absolute one in the far
+        # future, or one that is not in the future at all (the key goes within the command); or
+        # a refused one (not an integer, or overflowing).
+        far = {"expire": 1000, "pexpire": 1000000, "expireat": 4102444800,
+               "pexpireat": 4102444800000}
+        for name, minimum in far.items():
+            for args in self.draw(name):
+                if len(args) < 3 or not re.fullmatch(rb"-?[1-9][0-9]*|0", args[2]):
+                    continue
+                amount = int(args[2])
+                past = 1000000000 * (1000 if name == "pexpireat" else 1)
+                in_the_past = amount <= (past if name.endswith("at") else 0)
+                self.assertTrue(amount >= minimum or in_the_past or abs(amount) >= 2 ** 53, args)
+
+    def test_scan_asks_for_whole_iterations(self):
+        for args in self.draw("scan"):
+            words = [word.lower() for word in args]
+            if re.fullmatch(rb"[+-]?0*", args[1]) is None:
+                continue  # an invalid cursor: refused
+            for i, word in enumerate(words[2:-1], start=2):
+                if word == b"count" and re.fullmatch(rb"[1-9][0-9]*", args[i + 1]):
+                    self.assertGreaterEqual(int(args[i + 1]), 10, args)
 
     def test_command_info_names_no_partial_container(self):
         for args in self.draw("command|info") + self.draw("command|docs"):

@@ -1,6 +1,4 @@
 // Connection commands: PING, ECHO, SELECT, HELLO, AUTH, QUIT, RESET.
-#include <climits>
-
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 
@@ -23,20 +21,9 @@ void CmdPing(CommandContext& context) {
 void CmdEcho(CommandContext& context) { context.reply.Bulk(context.arg(1)); }
 
 void CmdSelect(CommandContext& context) {
-  int64_t index = 0;
-  if (!ParseStrictInt64(context.arg(1), &index)) {
-    context.reply.Error(errors::kNotInteger);
-    return;
-  }
-  if (index < INT_MIN || index > INT_MAX) {
-    context.reply.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
-    return;
-  }
-  if (index < 0 || index >= context.engine.database_count()) {
-    context.reply.Error(errors::kDbIndexOutOfRange);
-    return;
-  }
-  context.client.db_index = static_cast<int>(index);
+  int index = 0;
+  if (!ParseDbIndexArg(context, context.arg(1), &index)) return;
+  context.client.db_index = index;
   context.reply.Ok();
 }
 

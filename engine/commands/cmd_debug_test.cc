@@ -78,6 +78,7 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
                                              "CHANGE-REPL-ID",
                                              "ERROR",
                                              "LOG",
+                                             "OBJECT",
                                              "PROTOCOL",
                                              "SET-ACTIVE-EXPIRE",
                                              "QUICKLIST-PACKED-THRESHOLD",
@@ -89,8 +90,76 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
   EXPECT_EQ(names, expected);
   EXPECT_EQ(help.elements[0],
             Status("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
-  EXPECT_EQ(help.elements[11], Status("    integer, double, bignum, null, array, set, map, attrib, "
+  EXPECT_EQ(help.elements[9], Status("OBJECT <key>"));
+  EXPECT_EQ(help.elements[10], Status("    Show low level info about `key` and associated value."));
+  EXPECT_EQ(help.elements[13], Status("    integer, double, bignum, null, array, set, map, attrib, "
                                       "push, verbatim,"));
+}
+
+// The fields of a DEBUG OBJECT line after "Value at:<address> ", which varies.
+std::string WithoutAddress(const RespValue& line) {
+  EXPECT_EQ(line.type, RespType::kSimpleString);
+  EXPECT_EQ(line.text.rfind("Value at:0x", 0), 0u) << line.text;
+  const size_t space = line.text.find(' ', std::string_view("Value at:").size());
+  return space == std::string::npos ? line.text : line.text.substr(space + 1);
+}
+
+TEST_F(DebugTest, ObjectDescribesTheStoredValue) {
+  // The simulated clock starts at Unix second 1700000000, whose 24-bit LRU clock is 5501184.
+  EXPECT_EQ(Run({"set", "s", "hello"}), Ok());
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "s"})),
+            "refcount:1 encoding:embstr serializedlength:6 lru:5501184 lru_seconds_idle:0");
+  EXPECT_EQ(Run({"set", "n", "6"}), Ok());
+  EXPECT_EQ(Run({"set", "big", "10000"}), Ok());
+  EXPECT_EQ(Run({"set", "neg", "-1"}), Ok());
+  EXPECT_EQ(Run({"set", "wide", "4294967296"}), Ok());
+  AdvanceMs(3000);
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "n"})),
+            "refcount:2147483647 encoding:int serializedlength:2 lru:5501184 lru_seconds_idle:3");
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "big"})),
+            "refcount:1 encoding:int serializedlength:3 lru:5501184 lru_seconds_idle:3");
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "neg"})),
+            "refcount:1 encoding:int serializedlength:2 lru:5501184 lru_seconds_idle:3");
+  // Past 32 bits an integer is saved as its text: a length byte and 10 digits.
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "wide"})),
+            "refcount:1 encoding:int serializedlength:11 lru:5501184 lru_seconds_idle:3");
+  // DEBUG OBJECT does not touch the key.
+  EXPECT_EQ(Run({"object", "idletime", "n"}), Int(3));
+  EXPECT_EQ(Run({"debug", "object", "missing"}), Err("ERR no such key"));
+  EXPECT_EQ(Run({"debug", "object"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'object'. Try DEBUG "
+                "HELP."));
+  EXPECT_EQ(Run({"debug", "object", "s", "x"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'object'. Try DEBUG "
+                "HELP."));
+}
+
+TEST_F(DebugTest, ObjectSerializedLengthOfStrings) {
+  // A short value that is an integer's text is saved as an integer even when stored as text
+  // (INCRBYFLOAT's result); a longer one by its length and bytes.
+  EXPECT_EQ(Run({"incrbyfloat", "f", "100"}), Bulk("100"));
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "f"})).substr(0, 45),
+            "refcount:1 encoding:embstr serializedlength:2");
+  EXPECT_EQ(Run({"append", "r", "123456789012"}), Int(12));
+  EXPECT_EQ(Run({"append", "r", "3"}), Int(13));
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "r"})).substr(0, 43),
+            "refcount:1 encoding:raw serializedlength:14");
+  // 100 bytes: a two-byte length. (Redis would compress this value with LZF; with rdbcompression
+  // off, as here, it would not.)
+  EXPECT_EQ(Run({"config", "set", "rdbcompression", "no"}), Ok());
+  EXPECT_EQ(Run({"set", "long", std::string(100, 'x')}), Ok());
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "long"})).substr(0, 44),
+            "refcount:1 encoding:raw serializedlength:102");
+}
+
+TEST_F(DebugTest, ObjectSeesExpiredKeysAsStored) {
+  EXPECT_EQ(Run({"set", "k", "v", "px", "1"}), Ok());
+  AdvanceMs(2);
+  // Redis's DEBUG OBJECT finds the stored key without the expiry check, and counts no lookup.
+  EXPECT_EQ(WithoutAddress(Run({"debug", "object", "k"})).substr(0, 45),
+            "refcount:1 encoding:embstr serializedlength:2");
+  EXPECT_EQ(Run({"dbsize"}), Int(1));
+  EXPECT_EQ(engine_->stats().keyspace_hits + engine_->stats().keyspace_misses, 0u);
 }
 
 TEST_F(DebugTest, SleepStopsTheServerForTheTimeAsked) {

@@ -262,16 +262,25 @@ void CmdGetex(CommandContext& context) {
   }
   int64_t expire_at_ms = kNoExpiry;
   if ((flags & kSetAnyExpiry) && !ExpireAtMs(context, flags, expire, &expire_at_ms)) return;
-  context.reply.Bulk(entry->value());
-  // Redis's checkAlreadyExpired (when <= now), unlike lazy expiry's now > when: an absolute time
-  // equal to the command time deletes the key at once.
-  if ((flags & (kSetExAt | kSetPxAt)) && expire_at_ms <= context.now_ms()) {
-    db.Erase(key);
-  } else if (flags & kSetAnyExpiry) {
-    db.SetExpiry(entry, expire_at_ms);
-  } else if ((flags & kSetPersist) && entry->has_expiry()) {
-    db.SetExpiry(entry, kNoExpiry);
+  if (flags & kSetAnyExpiry) {
+    // Redis's checkAlreadyExpired (when <= now), unlike lazy expiry's now > when: an absolute
+    // time equal to the command time deletes the key at once, after the reply.
+    if (ExpiryIsPast(context.engine, expire_at_ms)) {
+      context.reply.Bulk(entry->value());
+      SetKeyExpiry(context.engine, db, &entry, expire_at_ms);
+      return;
+    }
+    // Adding an expiry moves the entry, which can be refused: then the command fails with
+    // nothing changed rather than reply with a value whose expiry it did not set.
+    if (SetKeyExpiry(context.engine, db, &entry, expire_at_ms) == ExpiryOutcome::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return;
+    }
+  } else if ((flags & kSetPersist) && entry->has_expiry() && !RemoveKeyExpiry(db, &entry)) {
+    context.reply.Error(errors::kOom);
+    return;
   }
+  context.reply.Bulk(entry->value());
 }
 
 void CmdGetdel(CommandContext& context) {

@@ -1,5 +1,7 @@
 #include "engine/commands/context.h"
 
+#include <climits>
+
 #include "engine/base/numbers.h"
 
 namespace keel {
@@ -35,6 +37,33 @@ std::string SubcommandSyntaxError(std::string_view command_as_typed, std::string
   error += AsciiUppercase(CString(command_as_typed, SIZE_MAX));
   error += " HELP.";
   return error;
+}
+
+bool ParseIntArg(CommandContext& context, std::string_view text, std::string_view error,
+                 int* value) {
+  int64_t number = 0;
+  if (!ParseStrictInt64(text, &number)) {
+    context.reply.Error(error.empty() ? errors::kNotInteger : error);
+    return false;
+  }
+  if (number < INT_MIN || number > INT_MAX) {
+    context.reply.Error(error.empty()
+                            ? "ERR value is out of range, value must between -2147483648 and "
+                              "2147483647"
+                            : error);
+    return false;
+  }
+  *value = static_cast<int>(number);
+  return true;
+}
+
+bool ParseDbIndexArg(CommandContext& context, std::string_view text, int* index) {
+  if (!ParseIntArg(context, text, "", index)) return false;
+  if (*index < 0 || *index >= context.engine.database_count()) {
+    context.reply.Error(errors::kDbIndexOutOfRange);
+    return false;
+  }
+  return true;
 }
 
 bool OptionIs(std::string_view arg, std::string_view option) {

@@ -68,6 +68,15 @@ inline bool ValidClientName(std::string_view name) {
 inline constexpr std::string_view kBadClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 
+// Redis's getIntFromObjectOrReply: a strict decimal int64 within the range of a C int. On failure
+// replies with `error` when one is given (SWAPDB's "ERR invalid first DB index"), else with
+// Redis's own texts, and returns false.
+bool ParseIntArg(CommandContext& context, std::string_view text, std::string_view error,
+                 int* value);
+// A database index (SELECT, MOVE, COPY ... DB): ParseIntArg, then within the configured count or
+// "ERR DB index is out of range".
+bool ParseDbIndexArg(CommandContext& context, std::string_view text, int* index);
+
 // Option matching as Redis's C code compares: the argument up to its first NUL byte, any case.
 bool OptionIs(std::string_view arg, std::string_view option);
 
@@ -75,6 +84,9 @@ bool OptionIs(std::string_view arg, std::string_view option);
 void RegisterConnectionCommands(Registry& registry);
 void RegisterClientCommands(Registry& registry);
 void RegisterKeyCommands(Registry& registry);
+void RegisterExpireCommands(Registry& registry);  // EXPIRE, TTL, PERSIST, ...
+void RegisterScanCommands(Registry& registry);    // KEYS, SCAN, RANDOMKEY
+void RegisterObjectCommands(Registry& registry);  // OBJECT
 void RegisterStringCommands(Registry& registry);
 void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, ...
 void RegisterLcsCommands(Registry& registry);

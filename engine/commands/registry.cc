@@ -15,6 +15,9 @@ const Registry& Registry::Builtin() {
     RegisterConnectionCommands(*registry);
     RegisterClientCommands(*registry);
     RegisterKeyCommands(*registry);
+    RegisterExpireCommands(*registry);
+    RegisterScanCommands(*registry);
+    RegisterObjectCommands(*registry);
     RegisterStringCommands(*registry);
     RegisterStringCounterCommands(*registry);
     RegisterLcsCommands(*registry);

@@ -4,6 +4,7 @@
 
 #include "engine/base/assert.h"
 #include "engine/base/hash.h"
+#include "engine/base/numbers.h"
 
 namespace keel {
 namespace {
@@ -18,6 +19,13 @@ constexpr size_t kLoadMinPerMille = 200;
 // Slots moved per insert or delete while a resize runs: enough to finish long before the new
 // table fills up (growth adds room for 0.22 * size inserts; this finishes within size / 64).
 constexpr size_t kResizeSlotsPerWrite = 96;
+
+// Whether the text of a kInt value is one of Redis's shared integers (0..9999).
+bool IsSharedInteger(std::string_view value) {
+  int64_t number = 0;
+  return value.size() <= 4 && ParseStrictInt64(value, &number) && number >= 0 &&
+         number < kSharedIntegers;
+}
 
 }  // namespace
 
@@ -121,6 +129,9 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
                                          std::string_view value, int64_t expire_at_ms,
                                          ObjectEncoding encoding) {
   KEEL_DASSERT(hash == Hash(key));
+  if (encoding == ObjectEncoding::kInt && clock_.shared_integers && IsSharedInteger(value)) {
+    encoding = ObjectEncoding::kIntShared;
+  }
   Entry* old = Find(key, hash);
   const bool has_expiry = expire_at_ms != kNoExpiry;
   if (old != nullptr && old->type() == ValueType::kString && old->value_size() == value.size() &&
@@ -147,14 +158,20 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
   return SetOutcome::kInserted;
 }
 
-Entry* Database::InsertCopy(std::string_view key, uint64_t hash, const Entry& source,
-                            int64_t expire_at_ms) {
-  KEEL_DASSERT(Find(key, hash) == nullptr);
+Entry* Database::StoreCopy(std::string_view key, uint64_t hash, const Entry& source,
+                           int64_t expire_at_ms) {
+  KEEL_DASSERT(hash == Hash(key));
+  Entry* old = TableFor(hash).Find(key, hash);
+  KEEL_ASSERT(old != &source);
   const std::string_view value = source.value();
   Entry* entry = NewEntry(source.type(), source.encoding(), key, value.size(), expire_at_ms);
   if (entry == nullptr) return nullptr;
   if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
   entry->set_access_clock(source.access_clock());
+  if (old != nullptr) {
+    ReplaceEntry(old, hash, entry);
+    return entry;
+  }
   if (!Insert(entry, hash)) {
     FreeEntry(entry);
     return nullptr;

@@ -33,6 +33,10 @@ struct AccessClock {
   uint32_t lru_clock = 0;    // seconds, 24 bits (Redis's LRU_CLOCK with 1 s resolution)
   bool lfu = false;          // maxmemory-policy is an LFU one: new keys start at LFU_INIT_VAL
   uint32_t lfu_minutes = 0;  // minutes, 16 bits (Redis's LFUGetTimeInMinutes)
+  // Whether a new integer value of 0..9999 is one of Redis's shared integers: unless maxmemory
+  // is set with an LRU or LFU policy, which needs a private access clock per key (Redis's
+  // MAXMEMORY_FLAG_NO_SHARED_INTEGERS).
+  bool shared_integers = true;
 
   // The access clock a new key starts with.
   uint32_t Initial() const {
@@ -60,17 +64,21 @@ class Database {
   enum class SetOutcome : uint8_t { kInserted, kReplaced, kOutOfMemory };
   // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none) and `encoding`
   // (what OBJECT ENCODING reports; by default what Redis gives a value stored as given),
-  // replacing any previous value of any type. A replaced string of the same size and expiry
-  // presence is overwritten in place. On kOutOfMemory nothing changed.
+  // replacing any previous value of any type. A kInt value of 0..9999 is stored as kIntShared
+  // when the access clock says integers are shared, as Redis then stores a shared object. A
+  // replaced string of the same size and expiry presence is overwritten in place. On
+  // kOutOfMemory nothing changed.
   SetOutcome SetString(std::string_view key, std::string_view value, int64_t expire_at_ms) {
     return SetString(key, Hash(key), value, expire_at_ms, StringEncodingFor(value));
   }
   SetOutcome SetString(std::string_view key, uint64_t hash, std::string_view value,
                        int64_t expire_at_ms, ObjectEncoding encoding);
 
-  // Inserts under `key` (which must be absent) a copy of `source`'s type, encoding, value bytes
-  // and access clock, with `expire_at_ms`: RENAME, COPY and MOVE. nullptr when memory is refused.
-  Entry* InsertCopy(std::string_view key, uint64_t hash, const Entry& source, int64_t expire_at_ms);
+  // Makes `key` hold a copy of `source`'s type, encoding, value bytes and access clock, with
+  // `expire_at_ms`, replacing any entry `key` has (RENAME, COPY and MOVE). `source` may belong to
+  // another database but must not be `key`'s own entry here. The copy is made before anything is
+  // replaced, so on nullptr (memory refused) nothing changed.
+  Entry* StoreCopy(std::string_view key, uint64_t hash, const Entry& source, int64_t expire_at_ms);
 
   // Sets or clears (kNoExpiry) the expiry of `entry`, which belongs to this database. Returns the
   // entry, which may have moved (adding or removing an expiry changes its size), or nullptr when

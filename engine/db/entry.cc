@@ -9,6 +9,7 @@ std::string_view ObjectEncodingName(ObjectEncoding encoding) {
     case ObjectEncoding::kRaw:
       return "raw";
     case ObjectEncoding::kInt:
+    case ObjectEncoding::kIntShared:
       return "int";
     case ObjectEncoding::kEmbstr:
       return "embstr";
@@ -26,6 +27,24 @@ std::string_view ObjectEncodingName(ObjectEncoding encoding) {
       return "stream";
   }
   return "unknown";
+}
+
+std::string_view ValueTypeName(ValueType type) {
+  switch (type) {
+    case ValueType::kString:
+      return "string";
+    case ValueType::kList:
+      return "list";
+    case ValueType::kSet:
+      return "set";
+    case ValueType::kZSet:
+      return "zset";
+    case ValueType::kHash:
+      return "hash";
+    case ValueType::kStream:
+      return "stream";
+  }
+  return "none";
 }
 
 Entry* Entry::Create(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,

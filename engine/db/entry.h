@@ -28,6 +28,11 @@ enum class ValueType : uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream
 // otherwise or after an in-place edit (APPEND, SETRANGE), following Redis's tryObjectEncoding.
 // Keel stores every string as bytes; the encoding is kept so that OBJECT ENCODING answers as Redis
 // does and so that later value types can say how they are laid out.
+//
+// kIntShared is a kInt value that Redis would hold as one of its shared integer objects (0..9999,
+// written while the maxmemory policy lets integers be shared): OBJECT ENCODING still says "int",
+// but OBJECT REFCOUNT and DEBUG OBJECT report Redis's shared refcount for it. Database::SetString
+// decides it (see AccessClock::shared_integers); a COPY makes it a private kInt again.
 enum class ObjectEncoding : uint8_t {
   kRaw = 0,
   kInt,
@@ -38,13 +43,27 @@ enum class ObjectEncoding : uint8_t {
   kIntset,
   kSkiplist,
   kStream,
+  kIntShared,
 };
 
 // The name OBJECT ENCODING replies with.
 std::string_view ObjectEncodingName(ObjectEncoding encoding);
 
+// The name TYPE replies with ("string", "list", ...).
+std::string_view ValueTypeName(ValueType type);
+
 // The encoding Redis gives a string value it stores as given (SET, GETSET, MSET, SETEX, ...).
 ObjectEncoding StringEncodingFor(std::string_view value);
+
+// Redis's OBJ_SHARED_INTEGERS: the integers 0..9999 exist once, as shared objects.
+inline constexpr int64_t kSharedIntegers = 10000;
+// OBJ_SHARED_REFCOUNT, the refcount Redis reports for a shared object.
+inline constexpr int64_t kSharedRefcount = 2147483647;
+// What OBJECT REFCOUNT reports for a value of this encoding: Redis's refcount of a key's value is
+// 1 unless it is a shared integer (a value is never referenced twice by the keyspace).
+inline int64_t ObjectRefcount(ObjectEncoding encoding) {
+  return encoding == ObjectEncoding::kIntShared ? kSharedRefcount : 1;
+}
 
 // No expiry set. Expiry times are absolute Unix milliseconds, as Redis stores them.
 inline constexpr int64_t kNoExpiry = -1;

@@ -40,8 +40,8 @@ ExpiryCycleReport ActiveExpireCycle(Engine& engine) {
         if (entry == nullptr) break;
         report.sampled++;
         if (IsExpired(*entry, now_ms)) {
-          db.Erase(entry->key());
-          engine.stats().expired_keys++;
+          const std::string_view key = entry->key();
+          DeleteExpiredKey(engine, db, key, db.Hash(key));
           expired++;
         }
       }

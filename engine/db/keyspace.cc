@@ -24,10 +24,7 @@ Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t ha
   if (entry != nullptr && IsExpired(*entry, engine.command_time_ms())) {
     // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
     // Redis then leaves the key for after the pause).
-    if (!engine.writes_paused()) {
-      db.Erase(key, hash);
-      engine.stats().expired_keys++;
-    }
+    if (!engine.writes_paused()) DeleteExpiredKey(engine, db, key, hash);
     entry = nullptr;
   }
   if (entry != nullptr && !(flags & kLookupNoTouch)) TouchEntry(engine, *entry);
@@ -39,6 +36,31 @@ Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t ha
     }
   }
   return entry;
+}
+
+void DeleteExpiredKey(Engine& engine, Database& db, std::string_view key, uint64_t hash) {
+  if (db.Erase(key, hash)) engine.stats().expired_keys++;
+}
+
+ExpiryOutcome SetKeyExpiry(Engine& engine, Database& db, Entry** entry, int64_t expire_at_ms) {
+  if (ExpiryIsPast(engine, expire_at_ms)) {
+    const std::string_view key = (*entry)->key();
+    db.Erase(key, db.Hash(key));
+    *entry = nullptr;
+    return ExpiryOutcome::kDeleted;
+  }
+  // A time after the command time is positive, so it is never taken for kNoExpiry.
+  Entry* moved = db.SetExpiry(*entry, expire_at_ms);
+  if (moved == nullptr) return ExpiryOutcome::kOutOfMemory;
+  *entry = moved;
+  return ExpiryOutcome::kSet;
+}
+
+bool RemoveKeyExpiry(Database& db, Entry** entry) {
+  Entry* moved = db.SetExpiry(*entry, kNoExpiry);
+  if (moved == nullptr) return false;
+  *entry = moved;
+  return true;
 }
 
 uint32_t LfuCounter(const Engine& engine, const Entry& entry) {

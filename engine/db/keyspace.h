@@ -34,6 +34,35 @@ inline bool IsExpired(const Entry& entry, int64_t now_ms) {
   return entry.has_expiry() && entry.expire_at_ms() < now_ms;
 }
 
+// The one place where a key is deleted because its time has passed: lazy expiry (LookupKey)
+// and the active expiry cycle. Counts INFO's expired_keys. Redis propagates this as DEL key; the
+// AOF writer logs it here.
+void DeleteExpiredKey(Engine& engine, Database& db, std::string_view key, uint64_t hash);
+
+enum class ExpiryOutcome : uint8_t {
+  kSet,          // the key has the new expiry
+  kDeleted,      // the time was not in the future: the key is gone
+  kOutOfMemory,  // the entry could not be resized: nothing changed
+};
+
+// Redis's checkAlreadyExpired: a command that gives a key the absolute time `expire_at_ms`
+// deletes it instead when that time is not after the command time.
+inline bool ExpiryIsPast(const Engine& engine, int64_t expire_at_ms) {
+  return expire_at_ms <= engine.command_time_ms();
+}
+
+// The one place where a command gives a live key an expiry (EXPIRE, PEXPIRE, EXPIREAT,
+// PEXPIREAT, GETEX): `expire_at_ms` is an absolute time, any int64 (never "no expiry"). A time
+// for which ExpiryIsPast holds deletes the key at once (not counted as expired), which Redis
+// propagates as DEL; otherwise the entry takes the time, which Redis propagates as PEXPIREAT key
+// <expire_at_ms>: the AOF writer logs here. `*entry` is the key's entry in `db`, updated to where
+// it now lives (adding an expiry may move it), or null once deleted.
+ExpiryOutcome SetKeyExpiry(Engine& engine, Database& db, Entry** entry, int64_t expire_at_ms);
+
+// The other half, PERSIST and GETEX PERSIST: removes the expiry of `*entry` (which has one).
+// Returns false when the entry could not be resized (nothing changed); `*entry` is updated.
+bool RemoveKeyExpiry(Database& db, Entry** entry);
+
 // Records an access: the LRU clock, or with an LFU policy Redis's decayed, logarithmically
 // incremented counter (updateLFU).
 void TouchEntry(Engine& engine, Entry& entry);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "engine/base/limits.h"
 #include "engine/base/numbers.h"
@@ -106,6 +107,12 @@ Engine::Engine(Env& env, Config config, StartupInfo startup)
 Engine::~Engine() {
   clients_.clear();    // returns reply chunks before the pool goes away
   databases_.clear();  // returns entries before the slab goes away
+}
+
+void Engine::SwapDatabases(int first, int second) {
+  KEEL_ASSERT(first >= 0 && first < database_count());
+  KEEL_ASSERT(second >= 0 && second < database_count());
+  std::swap(databases_[static_cast<size_t>(first)], databases_[static_cast<size_t>(second)]);
 }
 
 void Engine::BeginTimeSlice() {
@@ -296,6 +303,9 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
   const auto policy = static_cast<MaxmemoryPolicy>(settings().maxmemory_policy);
   access_clock_.lfu =
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
+  access_clock_.shared_integers =
+      settings().maxmemory == 0 || !(access_clock_.lfu || policy == MaxmemoryPolicy::kAllkeysLru ||
+                                     policy == MaxmemoryPolicy::kVolatileLru);
   const uint64_t errors_before = client.reply().error_count();
   redacted_args_.clear();
   CommandContext context(*this, client, args, *spec);

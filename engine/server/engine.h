@@ -108,6 +108,9 @@ class Engine : public ErrorObserver {
     return eviction_database_;
   }
   Database& database(int index) { return *databases_[static_cast<size_t>(index)]; }
+  // SWAPDB: databases `first` and `second` (valid indexes) exchange their contents. Clients keep
+  // their index, so a client of `first` sees what was `second`'s, as in Redis.
+  void SwapDatabases(int first, int second);
 
   // Clients. `conn` is 0 for an internal client; `info` may be null.
   Client* NewClient(ConnId conn, const ConnInfo* info);
