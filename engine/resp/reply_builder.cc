@@ -43,7 +43,7 @@ void ReplyBuilder::SimpleString(std::string_view text) {
   if (muted_) return;
   if (char* slot = out_.TryReserve(text.size() + 3)) {
     slot[0] = '+';
-    std::memcpy(slot + 1, text.data(), text.size());
+    if (!text.empty()) std::memcpy(slot + 1, text.data(), text.size());
     slot[text.size() + 1] = '\r';
     slot[text.size() + 2] = '\n';
     out_.Commit(text.size() + 3);
@@ -91,7 +91,8 @@ void ReplyBuilder::Bulk(std::string_view value) {
     length += FormatUint64(value.size(), slot + length);
     slot[length++] = '\r';
     slot[length++] = '\n';
-    std::memcpy(slot + length, value.data(), value.size());
+    // An empty string_view may have a null data(); memcpy from null is undefined even for 0.
+    if (!value.empty()) std::memcpy(slot + length, value.data(), value.size());
     length += value.size();
     slot[length++] = '\r';
     slot[length++] = '\n';

@@ -67,6 +67,9 @@ TEST_F(ReplyBuilderTest, ScalarsAreTheSameInBothProtocols) {
     EXPECT_EQ(Bytes(resp, [](ReplyBuilder& r) { r.Integer(INT64_MAX); }),
               ":9223372036854775807\r\n");
     EXPECT_EQ(Bytes(resp, [](ReplyBuilder& r) { r.Bulk(""); }), "$0\r\n\r\n");
+    // A default string_view has a null data(): no memcpy from it (UBSan's nonnull check).
+    EXPECT_EQ(Bytes(resp, [](ReplyBuilder& r) { r.Bulk(std::string_view()); }), "$0\r\n\r\n");
+    EXPECT_EQ(Bytes(resp, [](ReplyBuilder& r) { r.SimpleString(std::string_view()); }), "+\r\n");
     EXPECT_EQ(Bytes(resp, [](ReplyBuilder& r) { r.Bulk(std::string("a\0\r\n", 4)); }),
               std::string("$4\r\na\0\r\n\r\n", 10));
     EXPECT_EQ(Bytes(resp, [](ReplyBuilder& r) { r.ArrayHeader(3); }), "*3\r\n");

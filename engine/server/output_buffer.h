@@ -56,7 +56,8 @@ class OutputBuffer {
   // Appends bytes. Returns false, and marks the buffer failed, when memory was refused.
   bool Append(const char* data, size_t size) {
     if (tail_ != nullptr && tail_->capacity - tail_->used >= size) {
-      std::memcpy(tail_->data() + tail_->used, data, size);
+      // An empty string_view's data() may be null, and memcpy from null is undefined even for 0.
+      if (size != 0) std::memcpy(tail_->data() + tail_->used, data, size);
       tail_->used += static_cast<uint32_t>(size);
       pending_bytes_ += size;
       return true;
