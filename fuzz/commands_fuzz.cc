@@ -6,6 +6,7 @@
 #include "engine/resp/resp_value.h"
 #include "engine/server/engine.h"
 #include "fuzz/harnesses.h"
+#include "fuzz/model_shadow.h"
 #include "sim/sim_env.h"
 
 namespace keel::fuzz {
@@ -154,6 +155,7 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
   if (choices.Byte() % 4 == 0) env.sim_memory().set_limit_bytes(4096 + choices.Byte() * 256);
   Engine engine(env, Config());
   Client* client = engine.NewClient(0, nullptr);
+  ModelShadow shadow(engine, env);
   for (int step = 0; step < 256 && !choices.done(); step++) {
     const uint8_t control = choices.Byte();
     if (control % 16 == 0) {
@@ -168,11 +170,13 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
     std::vector<std::string_view> views(args.begin(), args.end());
     constexpr uint32_t kSilencing = kClientReplyOff | kClientReplySkip | kClientMonitor;
     const bool silenced_before = (client->flags & kSilencing) != 0;
+    shadow.Before(*client, args);
     engine.RunCommand(*client, views);
     const bool silenced = silenced_before || (client->flags & kSilencing) != 0;
     if (client->output().failed()) {
       // Memory for the reply was refused: the server closes such a client (the reply is never
       // half-sent). Continue with a fresh connection.
+      shadow.After(*client, nullptr);
       engine.FreeClient(client);
       client = engine.NewClient(0, nullptr);
       continue;
@@ -184,6 +188,14 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
       std::fprintf(stderr, "%s=> %s\n", line.c_str(), reply.c_str());
     }
     CheckInvariants(engine, env, *client, reply, silenced);
+    // The reply, as the reference model predicts it where the model covers the command.
+    RespValue value;
+    size_t consumed = 0;
+    const bool decoded =
+        !silenced && !reply.empty() && DecodeResp(reply, &value, &consumed) == DecodeStatus::kOk;
+    const std::string divergence = shadow.After(*client, decoded ? &value : nullptr);
+    if (!divergence.empty()) std::fprintf(stderr, "model divergence: %s\n", divergence.c_str());
+    FUZZ_CHECK(divergence.empty());
     if (engine.shutdown_requested()) break;
   }
 }

@@ -51,6 +51,7 @@ class Client {
   OutputBuffer& output() { return output_; }
   const OutputBuffer& output() const { return output_; }
   ReplyBuilder& reply() { return reply_; }
+  const ReplyBuilder& reply() const { return reply_; }
 
   uint32_t flags = 0;
   int db_index = 0;

@@ -60,7 +60,10 @@ Expected Hello(Call& call) {
       if (!ValidName(call.args[i + 1])) return Error(kBadName);
       call.session.name = call.args[++i];
     } else {
-      return Error("ERR Syntax error in HELLO option '" + call.args[i] + "'");
+      // Redis formats the option with %s: the text ends at its first NUL byte.
+      const std::string& option = call.args[i];
+      return Error("ERR Syntax error in HELLO option '" + option.substr(0, option.find('\0')) +
+                   "'");
     }
   }
   if (version != 0) call.session.resp = static_cast<int>(version);

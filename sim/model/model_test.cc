@@ -95,6 +95,12 @@ TEST_F(ModelTest, RejectionsQuoteTheCommandAsRedisDoes) {
                   .Matches(RespValue::Error("ERR wrong number of arguments for 'client' command")));
 }
 
+TEST_F(ModelTest, AHelloOptionIsQuotedUpToItsFirstNulByte) {
+  // Found by the commands fuzz harness: Redis formats the option with %s.
+  EXPECT_TRUE(Run({"HELLO", "3", std::string("\x01\0\x04", 3)})
+                  .Matches(RespValue::Error("ERR Syntax error in HELLO option '\x01'")));
+}
+
 TEST_F(ModelTest, AllocationRefusedLeavesTheKeyUnchanged) {
   Run({"SET", "k", "old"});
   Context context;

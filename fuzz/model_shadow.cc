@@ -1,0 +1,133 @@
+#include "fuzz/model_shadow.h"
+
+namespace keel::fuzz {
+namespace {
+
+// Printable text for a report: bytes outside printable ASCII as \xNN.
+std::string Escape(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f && byte != '\\') {
+      out.push_back(c);
+    } else {
+      out += "\\x";
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 15]);
+    }
+  }
+  return out;
+}
+
+std::string Describe(std::span<const std::string> args) {
+  std::string line;
+  for (const std::string& arg : args) {
+    if (!line.empty()) line += ' ';
+    line += "\"" + Escape(arg) + "\"";
+  }
+  return line;
+}
+
+}  // namespace
+
+ModelShadow::ModelShadow(Engine& engine, sim::SimEnv& env)
+    : engine_(engine), env_(env), model_(engine.database_count()) {}
+
+bool ModelShadow::Covers(std::span<const std::string> args) const {
+  const model::Command* command = model_.Find(args);
+  return command != nullptr && command->run != nullptr;
+}
+
+void ModelShadow::Before(const Client& client, std::span<const std::string> args) {
+  args_ = args;
+  covered_ = Covers(args);
+  session_.client_id = client.id();
+  session_.db = client.db_index;
+  session_.resp = client.reply().resp();
+  session_.name = client.name;
+  session_.quit = false;
+  context_.now_ms = env_.clock().WallUs() / 1000;
+  context_.used_memory_bytes = engine_.memory().used_bytes_total();
+  context_.allocation_refused = false;
+  model_.set_maxmemory_bytes(static_cast<uint64_t>(engine_.settings().maxmemory));
+  refused_before_ = env_.sim_memory().refused_count();
+  evicted_before_ = engine_.stats().evicted_keys;
+}
+
+std::string ModelShadow::After(const Client& client, const RespValue* reply) {
+  const bool engine_chose = env_.sim_memory().refused_count() != refused_before_ ||
+                            engine_.stats().evicted_keys != evicted_before_;
+  if (!covered_ || engine_chose || reply == nullptr) {
+    CopyEngineKeyspace();
+    return {};
+  }
+  const model::Expected expected = model_.Execute(session_, args_, context_);
+  compared_++;
+  if (!expected.Matches(*reply)) {
+    return Describe(args_) + ": expected " + Escape(expected.ToString()) + ", the engine replied " +
+           Escape(reply->ToString());
+  }
+  if (session_.db != client.db_index) {
+    return Describe(args_) + ": the model's client is in db " + std::to_string(session_.db) +
+           ", the engine's in db " + std::to_string(client.db_index);
+  }
+  if (session_.resp != client.reply().resp()) {
+    return Describe(args_) + ": the model's client speaks RESP" + std::to_string(session_.resp) +
+           ", the engine's RESP" + std::to_string(client.reply().resp());
+  }
+  for (int index = 0; index < engine_.database_count(); index++) {
+    if (std::string difference = CompareDatabase(index); !difference.empty()) {
+      return Describe(args_) + ": " + difference;
+    }
+  }
+  return {};
+}
+
+void ModelShadow::CopyEngineKeyspace() {
+  for (int index = 0; index < engine_.database_count(); index++) {
+    model::KeyTable& table = model_.db(index);
+    if (table.empty() && engine_.database(index).size() == 0) continue;
+    table.clear();
+    engine_.database(index).ForEach([&](const Entry& entry) {
+      model::Value value;
+      value.string = std::string(entry.value());
+      value.expire_at_ms = entry.expire_at_ms();
+      table.emplace(std::string(entry.key()), std::move(value));
+    });
+  }
+}
+
+std::string ModelShadow::CompareDatabase(int index) const {
+  const int64_t now_ms = context_.now_ms;
+  const model::KeyTable& table = model_.db(index);
+  Database& db = engine_.database(index);
+  if (table.empty() && db.size() == 0) return {};
+  const std::string where = "db " + std::to_string(index) + ": ";
+  // Keys the engine holds but that expired are logically gone whether or not it reclaimed them.
+  for (const auto& [key, value] : table) {
+    if (model::Model::IsExpired(value, now_ms)) continue;
+    const Entry* entry = db.Find(key);
+    if (entry == nullptr) {
+      return where + "the model holds " + RespValue::Bulk(key).ToString() + ", the engine not";
+    }
+    if (entry->value() != value.string || entry->expire_at_ms() != value.expire_at_ms) {
+      return where + "key " + RespValue::Bulk(key).ToString() + ": the engine holds " +
+             RespValue::Bulk(entry->value()).ToString() + " expiring at " +
+             std::to_string(entry->expire_at_ms()) + ", the model " +
+             RespValue::Bulk(value.string).ToString() + " expiring at " +
+             std::to_string(value.expire_at_ms);
+    }
+  }
+  std::string extra;
+  db.ForEach([&](const Entry& entry) {
+    if (!extra.empty() || (entry.has_expiry() && entry.expire_at_ms() < now_ms)) return;
+    if (table.find(entry.key()) == table.end()) {
+      extra =
+          where + "the engine holds " + RespValue::Bulk(entry.key()).ToString() + ", the model not";
+    }
+  });
+  return extra;
+}
+
+}  // namespace keel::fuzz
