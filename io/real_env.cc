@@ -90,6 +90,8 @@ class RealRandom final : public Random {
 class RealMemory final : public MemoryResource {
  public:
   void* Allocate(size_t bytes) override { return std::malloc(bytes); }
+  // glibc's calloc skips the memset for a block it maps fresh (large blocks are mmapped).
+  void* AllocateZeroed(size_t bytes) override { return std::calloc(1, bytes); }
   void Deallocate(void* pointer, size_t /*bytes*/) override { std::free(pointer); }
   size_t ResidentBytes() override {
     // /proc/self/statm: size resident shared text lib data dt, in pages.

@@ -39,7 +39,20 @@ class MemoryAccountant {
     return pointer;
   }
 
-  // Returns a block from Allocate with the same `bytes` and `use`.
+  // Allocate, zero-filled (MemoryResource::AllocateZeroed): for large tables.
+  void* AllocateZeroed(size_t bytes, MemoryUse use) {
+    KEEL_DASSERT(bytes > 0);
+    void* pointer = resource_.AllocateZeroed(bytes);
+    if (pointer == nullptr) {
+      refused_count_++;
+      return nullptr;
+    }
+    held_bytes_ += bytes;
+    NoteUsed(use, static_cast<int64_t>(bytes));
+    return pointer;
+  }
+
+  // Returns a block from Allocate or AllocateZeroed with the same `bytes` and `use`.
   void Deallocate(void* pointer, size_t bytes, MemoryUse use) {
     NoteUsed(use, -static_cast<int64_t>(bytes));
     DeallocateHeld(pointer, bytes);

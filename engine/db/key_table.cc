@@ -28,9 +28,9 @@ bool KeyTable::Allocate() {
   // The overflow area takes the runs that would pass the last home slot; at the maximum load a
   // run longer than this is vanishingly rare, and Insert reports it so the caller grows.
   overflow_ = 128 + homes_ / 128;
-  slots_ = static_cast<uint64_t*>(memory_.Allocate(slot_bytes(), MemoryUse::kKeyspace));
+  // Zeroed by the environment: fresh pages, not a memset of the whole table at once.
+  slots_ = static_cast<uint64_t*>(memory_.AllocateZeroed(slot_bytes(), MemoryUse::kKeyspace));
   if (slots_ == nullptr) return false;
-  std::memset(slots_, 0, slot_bytes());
   return true;
 }
 

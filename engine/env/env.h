@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,7 +74,18 @@ class MemoryResource {
   // caller owns the block and must return it with Deallocate and the same `bytes`.
   virtual void* Allocate(size_t bytes) = 0;
 
-  // Returns a block obtained from Allocate(bytes). `pointer` must not be null.
+  // Allocate, with every byte of the block zero. The real environment gets a large block as
+  // fresh pages that the kernel zeroes on first touch (calloc), so a big table costs no up-front
+  // memset: growing the keyspace's table does not stall the loop for milliseconds. The block is
+  // returned with Deallocate like any other.
+  virtual void* AllocateZeroed(size_t bytes) {
+    void* pointer = Allocate(bytes);
+    if (pointer != nullptr) std::memset(pointer, 0, bytes);
+    return pointer;
+  }
+
+  // Returns a block obtained from Allocate(bytes) or AllocateZeroed(bytes). `pointer` must not be
+  // null.
   virtual void Deallocate(void* pointer, size_t bytes) = 0;
 
   // The process's resident set size as the OS counts it (INFO used_memory_rss). The simulator
