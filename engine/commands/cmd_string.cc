@@ -325,62 +325,58 @@ void CmdMget(CommandContext& context) {
   }
 }
 
-// An upper bound on what one keyspace entry costs beyond its key and value bytes (header, table
-// slot, allocator rounding), used only to size MSET's reservation below.
-constexpr size_t kEntryOverheadBoundBytes = 64;
-
 // MSET and MSETNX are all-or-nothing, also when the environment refuses memory part way, which
 // Redis (whose allocations cannot fail) never has to consider. The writes run in two phases:
 //   1. keys that did not exist when the command started: a refusal here is undone exactly by
 //      erasing the keys this phase created;
-//   2. keys that existed (MSET only): before any of them is overwritten, a block as large as
-//      every new entry of this phase is allocated and freed again, so that the environment has
-//      shown it can hold them all; a refusal here undoes phase 1 and changes nothing. Replacing a
-//      key does not grow the table and frees the old entry, so once that check passed a
-//      replacement is refused only by an environment that fragments (not the simulator's).
+//   2. keys that existed (MSET only): every replacement entry is allocated first
+//      (Database::PrepareString), and only once all of them were is any put in place, which
+//      cannot fail. A refusal while preparing frees what was prepared and undoes phase 1.
+// (An earlier version reserved the phase's bytes and then wrote: the simulator's random
+// refusals, and the slab's page-sized allocations, could still refuse a replacement after the
+// reservation, leaving some pairs written and replying OOM; see corpus/sim/regressions.)
 // Every pair of one key falls in the same phase, in argument order, so the last value of a key
 // repeated in the command wins, as in Redis.
 bool MsetPairs(CommandContext& context) {
   Database& db = context.db();
   const size_t pairs = (context.argc() - 1) / 2;
   std::vector<uint8_t> existed(pairs);
-  size_t replaced_bytes = 0;
   for (size_t p = 0; p < pairs; p++) {
-    const std::string_view key = context.arg(1 + 2 * p);
-    existed[p] = LookupKey(context.engine, db, key, LookupIntent::kWrite) != nullptr;
-    if (existed[p]) {
-      replaced_bytes += key.size() + context.arg(2 + 2 * p).size() + kEntryOverheadBoundBytes;
-    }
+    existed[p] =
+        LookupKey(context.engine, db, context.arg(1 + 2 * p), LookupIntent::kWrite) != nullptr;
   }
-  auto write = [&](size_t p) {
-    const std::string_view value = context.arg(2 + 2 * p);
-    return db.SetString(context.arg(1 + 2 * p), db.Hash(context.arg(1 + 2 * p)), value, kNoExpiry,
-                        StringEncodingFor(value)) != Database::SetOutcome::kOutOfMemory;
-  };
   auto undo_new_keys = [&](size_t end) {
     for (size_t p = 0; p < end; p++) {
       if (!existed[p]) db.Erase(context.arg(1 + 2 * p));
     }
   };
   for (size_t p = 0; p < pairs; p++) {
-    if (!existed[p] && !write(p)) {
+    if (existed[p]) continue;
+    const std::string_view value = context.arg(2 + 2 * p);
+    if (db.SetString(context.arg(1 + 2 * p), db.Hash(context.arg(1 + 2 * p)), value, kNoExpiry,
+                     StringEncodingFor(value)) == Database::SetOutcome::kOutOfMemory) {
       undo_new_keys(p);
       return false;
     }
   }
-  if (replaced_bytes == 0) return true;
-  {
-    ScratchBuffer reservation(context.engine.memory());
-    if (!reservation.Allocate(replaced_bytes)) {
+  std::vector<Entry*> prepared(pairs, nullptr);
+  for (size_t p = 0; p < pairs; p++) {
+    if (!existed[p]) continue;
+    const std::string_view value = context.arg(2 + 2 * p);
+    prepared[p] =
+        db.PrepareString(context.arg(1 + 2 * p), value, kNoExpiry, StringEncodingFor(value));
+    if (prepared[p] == nullptr) {
+      for (Entry* entry : prepared) {
+        if (entry != nullptr) db.DiscardPrepared(entry);
+      }
       undo_new_keys(pairs);
       return false;
     }
   }
-  bool all_written = true;
   for (size_t p = 0; p < pairs; p++) {
-    if (existed[p] && !write(p)) all_written = false;
+    if (existed[p]) db.CommitPrepared(prepared[p], db.Hash(context.arg(1 + 2 * p)));
   }
-  return all_written;
+  return true;
 }
 
 void MsetGeneric(CommandContext& context, bool nx) {

@@ -392,6 +392,40 @@ TEST_F(StringCommandsTest, MsetUnderMemoryPressureChangesNothing) {
   EXPECT_EQ(Run({"dbsize"}), Int(2));
 }
 
+// Found by keel-sim (corpus/sim/regressions, seeds 493, 546, 965 and 1741): with refusals at
+// random, a replacement could be refused after MSET's old reservation had succeeded, leaving some
+// pairs written (new keys of the first phase too) while replying OOM. Whatever the environment
+// refuses, MSET now writes every pair or none.
+TEST_F(StringCommandsTest, MsetWritesAllOrNothingWhateverIsRefused) {
+  const std::string big(3000, 'x');
+  for (int round = 0; round < 300; round++) {
+    env_.sim_memory().set_refusal(0, 0);
+    ASSERT_EQ(Run({"mset", "old1", "a", "old2", std::to_string(round)}), Ok());
+    Run({"del", "new1"});
+    const std::vector<std::string> mset = {"mset",
+                                           "new1",
+                                           "n" + std::to_string(round),
+                                           "old1",
+                                           big + std::to_string(round),
+                                           "old2",
+                                           big,
+                                           "old1",
+                                           "last" + std::string(round % 50, 'y')};
+    env_.sim_memory().set_refusal(env_.sim_memory().used_bytes(), 300'000);
+    const RespValue reply = Run(mset);
+    env_.sim_memory().set_refusal(0, 0);
+    const RespValue values = Run({"mget", "old1", "old2", "new1"});
+    if (reply == Ok()) {
+      EXPECT_EQ(values, Array({Bulk("last" + std::string(round % 50, 'y')), Bulk(big),
+                               Bulk("n" + std::to_string(round))}));
+    } else {
+      ASSERT_EQ(reply, Err("OOM command not allowed when used memory > 'maxmemory'."));
+      EXPECT_EQ(values, Array({Bulk("a"), Bulk(std::to_string(round)), NilBulk()}))
+          << "round " << round;
+    }
+  }
+}
+
 // --- APPEND, STRLEN ---
 
 TEST_F(StringCommandsTest, AppendCreatesOrExtendsAndLeavesRaw) {

@@ -161,6 +161,25 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
   return SetOutcome::kInserted;
 }
 
+Entry* Database::PrepareString(std::string_view key, std::string_view value, int64_t expire_at_ms,
+                               ObjectEncoding encoding) {
+  if (encoding == ObjectEncoding::kInt && clock_.shared_integers && IsSharedInteger(value)) {
+    encoding = ObjectEncoding::kIntShared;
+  }
+  Entry* entry = NewEntry(ValueType::kString, encoding, key, value.size(), expire_at_ms);
+  if (entry != nullptr && !value.empty()) {
+    std::memcpy(entry->value_data(), value.data(), value.size());
+  }
+  return entry;
+}
+
+void Database::CommitPrepared(Entry* prepared, uint64_t hash) {
+  KEEL_DASSERT(hash == Hash(prepared->key()));
+  Entry* old = TableFor(hash).Find(prepared->key(), hash);
+  KEEL_ASSERT(old != nullptr);
+  ReplaceEntry(old, hash, prepared);
+}
+
 Entry* Database::StoreCopy(std::string_view key, uint64_t hash, const Entry& source,
                            int64_t expire_at_ms) {
   KEEL_DASSERT(hash == Hash(key));

@@ -74,6 +74,15 @@ class Database {
   SetOutcome SetString(std::string_view key, uint64_t hash, std::string_view value,
                        int64_t expire_at_ms, ObjectEncoding encoding);
 
+  // Two-phase replacement, for commands that write several existing keys all or nothing (MSET):
+  // PrepareString allocates the entry SetString would store for `key` without touching the table
+  // (nullptr when memory is refused); CommitPrepared puts it in place of `key`'s entry, which
+  // must exist, and cannot fail; DiscardPrepared frees a prepared entry that will not be used.
+  Entry* PrepareString(std::string_view key, std::string_view value, int64_t expire_at_ms,
+                       ObjectEncoding encoding);
+  void CommitPrepared(Entry* prepared, uint64_t hash);
+  void DiscardPrepared(Entry* prepared) { FreeEntry(prepared); }
+
   // Makes `key` hold a copy of `source`'s type, encoding, value bytes and access clock, with
   // `expire_at_ms`, replacing any entry `key` has (RENAME, COPY and MOVE). `source` may belong to
   // another database but must not be `key`'s own entry here. The copy is made before anything is

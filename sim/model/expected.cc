@@ -1,47 +1,129 @@
 #include "sim/model/expected.h"
 
+#include <algorithm>
+#include <set>
+
 #include "engine/base/numbers.h"
 
 namespace keel::model {
+namespace {
+
+bool IsBulk(const RespValue& value) { return value.type == RespType::kBulkString; }
+
+// The texts of an array of bulk strings, or false when it is not one or repeats a text.
+bool DistinctBulkTexts(const RespValue& array, std::set<std::string>* texts) {
+  if (array.type != RespType::kArray) return false;
+  for (const RespValue& element : array.elements) {
+    if (!IsBulk(element) || !texts->insert(element.text).second) return false;
+  }
+  return true;
+}
+
+bool IsUnsignedDecimal(std::string_view text) {
+  return !text.empty() && text.size() <= 20 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+         (text.size() == 1 || text[0] != '0');
+}
+
+std::string Listed(const std::vector<std::string>& strings) {
+  std::string text;
+  for (const std::string& one : strings) {
+    if (!text.empty()) text += ", ";
+    text += "\"" + one + "\"";
+  }
+  return "{" + text + "}";
+}
+
+}  // namespace
 
 bool Expected::Matches(const RespValue& actual) const {
-  if (!integer_range) return actual == value;
-  return actual.type == RespType::kInteger && actual.integer >= min && actual.integer <= max;
+  switch (kind) {
+    case Kind::kExact:
+      return actual == value;
+    case Kind::kIntegerRange:
+      return actual.type == RespType::kInteger && actual.integer >= min && actual.integer <= max;
+    case Kind::kBulkSet: {
+      std::set<std::string> texts;
+      return DistinctBulkTexts(actual, &texts) &&
+             texts == std::set<std::string>(strings.begin(), strings.end());
+    }
+    case Kind::kScanPage: {
+      if (actual.type != RespType::kArray || actual.elements.size() != 2) return false;
+      const RespValue& cursor = actual.elements[0];
+      if (!IsBulk(cursor) || !IsUnsignedDecimal(cursor.text)) return false;
+      std::set<std::string> texts;
+      if (!DistinctBulkTexts(actual.elements[1], &texts)) return false;
+      return std::all_of(texts.begin(), texts.end(), [&](const std::string& text) {
+        return std::find(strings.begin(), strings.end(), text) != strings.end();
+      });
+    }
+    case Kind::kOneOf:
+      return std::any_of(alternatives.begin(), alternatives.end(),
+                         [&](const Expected& one) { return one.Matches(actual); });
+  }
+  return false;
 }
 
 std::string Expected::ToString() const {
-  if (!integer_range) return value.ToString();
-  return "an integer in [" + Int64ToString(min) + ", " + Int64ToString(max) + "]";
+  switch (kind) {
+    case Kind::kExact:
+      return value.ToString();
+    case Kind::kIntegerRange:
+      return "an integer in [" + Int64ToString(min) + ", " + Int64ToString(max) + "]";
+    case Kind::kBulkSet:
+      return "the bulk strings " + Listed(strings) + " in any order";
+    case Kind::kScanPage:
+      return "a SCAN page [cursor, keys] with keys from " + Listed(strings);
+    case Kind::kOneOf: {
+      std::string text;
+      for (const Expected& one : alternatives)
+        text += (text.empty() ? "" : " or ") + one.ToString();
+      return "one of: " + text;
+    }
+  }
+  return "?";
 }
 
 Expected Ok() { return Simple("OK"); }
 
-Expected Simple(std::string_view text) { return Expected{RespValue::Simple(text)}; }
+Expected Simple(std::string_view text) { return Expected{.value = RespValue::Simple(text)}; }
 
-Expected Error(std::string_view text) { return Expected{RespValue::Error(text)}; }
+Expected Error(std::string_view text) { return Expected{.value = RespValue::Error(text)}; }
 
-Expected Integer(int64_t value) { return Expected{RespValue::Integer(value)}; }
+Expected Integer(int64_t value) { return Expected{.value = RespValue::Integer(value)}; }
 
 Expected IntegerRange(int64_t min, int64_t max) {
-  Expected expected;
-  expected.integer_range = true;
-  expected.min = min;
-  expected.max = max;
-  return expected;
+  return Expected{.kind = Expected::Kind::kIntegerRange, .min = min, .max = max};
 }
 
-Expected Bulk(std::string_view text) { return Expected{RespValue::Bulk(text)}; }
+Expected Bulk(std::string_view text) { return Expected{.value = RespValue::Bulk(text)}; }
 
 Expected NullBulk(int resp) {
   RespValue value;
   value.type = resp == 3 ? RespType::kNull : RespType::kNullBulk;
-  return Expected{value};
+  return Expected{.value = value};
 }
 
 Expected Map(std::vector<RespValue> pairs, int resp) {
   RespValue value = RespValue::Array(std::move(pairs));
   if (resp == 3) value.type = RespType::kMap;
-  return Expected{value};
+  return Expected{.value = value};
+}
+
+Expected Array(std::vector<RespValue> elements) {
+  return Expected{.value = RespValue::Array(std::move(elements))};
+}
+
+Expected BulkSet(std::vector<std::string> strings) {
+  return Expected{.kind = Expected::Kind::kBulkSet, .strings = std::move(strings)};
+}
+
+Expected ScanPage(std::vector<std::string> allowed) {
+  return Expected{.kind = Expected::Kind::kScanPage, .strings = std::move(allowed)};
+}
+
+Expected OneOf(std::vector<Expected> alternatives) {
+  return Expected{.kind = Expected::Kind::kOneOf, .alternatives = std::move(alternatives)};
 }
 
 }  // namespace keel::model

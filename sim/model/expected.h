@@ -1,8 +1,20 @@
 // Expected: a reply as the reference model predicts it.
 //
-// Usually an exact RESP value. Where the model deliberately allows a range (DBSIZE counts keys
-// that expired but were not reclaimed yet, which depends on when the engine reclaims them) it is
-// an integer within [min, max].
+// Usually an exact RESP value. Where a reply depends on something the model deliberately does not
+// know, it is a bound instead, and each kind says what it allows:
+//
+//   kExact         exactly `value`.
+//   kIntegerRange  an integer within [min, max]. DBSIZE counts keys that expired but were not
+//                  reclaimed yet, and when the engine reclaims them is its choice.
+//   kBulkSet       an array of bulk strings holding exactly `strings`, each once, in any order.
+//                  KEYS lists the matching keys in hash-table order, which the model has not.
+//   kScanPage      a SCAN page: an array of a bulk-string cursor (an unsigned decimal) and an
+//                  array of bulk strings, each one of `strings` and none twice. Which keys a page
+//                  holds and what the cursor is depend on the engine's table; a whole iteration
+//                  is checked by whoever drives the model (the union must be every live key).
+//   kOneOf         any one of `alternatives`. RANDOMKEY's draw (one of the live keys, or null
+//                  when there is none), and a command whose transient memory was refused, which
+//                  may reply its normal reply or its out-of-memory error with the same keyspace.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +27,14 @@
 namespace keel::model {
 
 struct Expected {
-  RespValue value;
-  bool integer_range = false;
-  int64_t min = 0;
-  int64_t max = 0;
+  enum class Kind : uint8_t { kExact, kIntegerRange, kBulkSet, kScanPage, kOneOf };
+
+  Kind kind = Kind::kExact;
+  RespValue value{};                     // kExact
+  int64_t min = 0;                       // kIntegerRange
+  int64_t max = 0;                       // kIntegerRange
+  std::vector<std::string> strings{};    // kBulkSet, kScanPage
+  std::vector<Expected> alternatives{};  // kOneOf
 
   bool Matches(const RespValue& actual) const;
   std::string ToString() const;
@@ -34,5 +50,9 @@ Expected Bulk(std::string_view text);
 Expected NullBulk(int resp);  // RESP2 $-1, RESP3 _
 // A map of `pairs` (key, value, key, value, ...): RESP3 %n, RESP2 a flat array.
 Expected Map(std::vector<RespValue> pairs, int resp);
+Expected Array(std::vector<RespValue> elements);
+Expected BulkSet(std::vector<std::string> strings);
+Expected ScanPage(std::vector<std::string> allowed);
+Expected OneOf(std::vector<Expected> alternatives);
 
 }  // namespace keel::model

@@ -1,6 +1,7 @@
 #include "sim/model/model.h"
 
 #include <cctype>
+#include <climits>
 
 namespace keel::model {
 namespace {
@@ -23,16 +24,40 @@ bool ArityAccepts(int arity, size_t argc) {
 }
 
 // Containers: commands whose first argument names a subcommand. Their own arity is -2.
-bool IsContainer(std::string_view lower_name) { return lower_name == "client"; }
+constexpr Command kContainers[] = {{"client", -2, 0, nullptr}, {"object", -2, 0, nullptr}};
+
+const Command* FindContainer(std::string_view lower_name) {
+  for (const Command& container : kContainers) {
+    if (container.name == lower_name) return &container;
+  }
+  return nullptr;
+}
+
+bool IsContainer(std::string_view lower_name) { return FindContainer(lower_name) != nullptr; }
 
 }  // namespace
 
 KeyTable& Call::db() { return model.db(session.db); }
 
+Value* Call::Lookup(std::string_view key) { return model.Lookup(session.db, key, now_ms()); }
+
+void Call::Store(const std::string& key, Value value) { db()[key] = std::move(value); }
+
+bool Call::shared_integers() const { return model.shared_integers(); }
+
 Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(StringCommands());
+  Add(CounterCommands());
+  Add(LcsCommands());
   Add(KeyCommands());
+  Add(ExpireCommands());
+  Add(ScanCommands());
+  Add(ObjectCommands());
   Add(ConnectionCommands());
+}
+
+void Model::SwapDatabases(int first, int second) {
+  std::swap(databases_[static_cast<size_t>(first)], databases_[static_cast<size_t>(second)]);
 }
 
 void Model::Add(std::span<const Command> commands) {
@@ -42,11 +67,8 @@ void Model::Add(std::span<const Command> commands) {
 const Command* Model::Find(std::span<const std::string> args) const {
   if (args.empty()) return nullptr;
   std::string name = Lower(args[0]);
-  if (IsContainer(name)) {
-    if (args.size() < 2) {
-      static constexpr Command kContainer = {"client", -2, 0, nullptr};
-      return &kContainer;
-    }
+  if (const Command* container = FindContainer(name)) {
+    if (args.size() < 2) return container;
     name += "|" + Lower(args[1]);
   }
   auto it = commands_.find(name);
@@ -125,6 +147,62 @@ bool ParseInt64(std::string_view text, int64_t* value) {
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && Lower(a) == Lower(b);
+}
+
+bool OptionIs(std::string_view arg, std::string_view option) {
+  return EqualsIgnoreCase(arg.substr(0, arg.find('\0')), option);
+}
+
+bool ParseDbIndex(const Call& call, std::string_view text, int* index, Expected* error) {
+  int64_t value = 0;
+  if (!ParseInt64(text, &value)) {
+    *error = Error(kNotInteger);
+    return false;
+  }
+  if (value < INT_MIN || value > INT_MAX) {
+    *error = Error("ERR value is out of range, value must between -2147483648 and 2147483647");
+    return false;
+  }
+  if (value < 0 || value >= call.model.database_count()) {
+    *error = Error(kDbIndexOutOfRange);
+    return false;
+  }
+  *index = static_cast<int>(value);
+  return true;
+}
+
+Value StoredString(std::string bytes, int64_t expire_at_ms, bool shared_integers) {
+  Value value;
+  int64_t number = 0;
+  if (bytes.size() <= 20 && ParseInt64(bytes, &number)) {
+    value.encoding = Encoding::kInt;
+    value.shared = shared_integers && number >= 0 && number < 10000;
+  } else {
+    value.encoding = bytes.size() <= 44 ? Encoding::kEmbstr : Encoding::kRaw;
+  }
+  value.string = std::move(bytes);
+  value.expire_at_ms = expire_at_ms;
+  return value;
+}
+
+Value EditedString(std::string bytes, int64_t expire_at_ms) {
+  Value value;
+  value.string = std::move(bytes);
+  value.expire_at_ms = expire_at_ms;
+  value.encoding = Encoding::kRaw;
+  return value;
+}
+
+std::string_view EncodingName(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::kInt:
+      return "int";
+    case Encoding::kEmbstr:
+      return "embstr";
+    case Encoding::kRaw:
+      return "raw";
+  }
+  return "?";
 }
 
 std::string WrongArity(std::string_view full_name) {

@@ -8,15 +8,19 @@
 //
 // Expiry follows Redis: a key is gone once the command time is past its expiry (now > expire_at,
 // so a key is still there during its expiry millisecond), and the model removes an expired key
-// only when a command touches it, as the engine's lazy expiry does. DBSIZE is predicted as a
-// range: from the keys live at the command time to every key the model still holds, so that an
-// engine which reclaims expired keys early (active expiry) is still correct.
+// only when a command certainly touches it, as Redis's lazy expiry does. What the model cannot
+// know it predicts as a bound (expected.h): DBSIZE as a range, from the keys live at the command
+// time to every key the model still holds, so that an engine which reclaims expired keys early
+// (active expiry) is still correct; RANDOMKEY as one of the live keys; KEYS as a set; a SCAN
+// page as a subset. Expired keys that such a walk (or active expiry) reclaimed leave the model
+// through ForgetExpired, driven by whoever can see the engine's keyspace.
 //
 // Command families add their commands to the table in one file each (model_<family>.cc), as the
 // engine does with cmd_<family>.cc.
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <span>
 #include <string>
@@ -31,14 +35,30 @@ inline constexpr int64_t kNoExpiry = -1;
 
 enum class ValueType : uint8_t { kString };
 
+// How Redis holds a string, as OBJECT ENCODING names it: an integer's text of at most 20 bytes is
+// an int, other values of at most 44 bytes are embstr, longer ones and edited ones (APPEND,
+// SETRANGE) raw.
+enum class Encoding : uint8_t { kInt, kEmbstr, kRaw };
+
 // One key's value. Families that add types add their representation here.
 struct Value {
   ValueType type = ValueType::kString;
   std::string string;
   int64_t expire_at_ms = kNoExpiry;
+  Encoding encoding = Encoding::kEmbstr;
+  // One of Redis's shared integers 0..9999 (OBJECT REFCOUNT 2147483647), which SET and the
+  // counters use while the maxmemory policy allows sharing; a COPY is never shared.
+  bool shared = false;
 
   bool operator==(const Value& other) const = default;
 };
+
+// A string stored as given (SET, SETEX, MSET, GETSET, a new key of APPEND, the counters): int,
+// shared when 0..9999 and `shared_integers`, else embstr up to 44 bytes, else raw.
+Value StoredString(std::string bytes, int64_t expire_at_ms, bool shared_integers);
+// A string edited in place (APPEND to a key, SETRANGE): raw and private.
+Value EditedString(std::string bytes, int64_t expire_at_ms);
+std::string_view EncodingName(Encoding encoding);
 
 using KeyTable = std::map<std::string, Value, std::less<>>;
 
@@ -55,7 +75,8 @@ struct Session {
 struct Context {
   int64_t now_ms = 0;              // the command-time snapshot (wall clock, ms)
   uint64_t used_memory_bytes = 0;  // for maxmemory's refusal of denyoom commands
-  // The environment refused an allocation the command needed (it fails with its OOM outcome).
+  // The environment refused an allocation the command needed (it fails with its OOM outcome:
+  // the lookups before the write happened, the write did not).
   bool allocation_refused = false;
 };
 
@@ -71,15 +92,24 @@ struct Call {
   int64_t now_ms() const { return context.now_ms; }
   KeyTable& db();
   Expected Null() const { return NullBulk(session.resp); }
+  // The live value of `key` in the session's database (lazy expiry: an expired key is removed).
+  Value* Lookup(std::string_view key);
+  // Stores `value` at `key` in the session's database.
+  void Store(const std::string& key, Value value);
+  bool shared_integers() const;
 };
 
 enum CommandFlag : uint32_t {
   kWrite = 1 << 0,
   kDenyOom = 1 << 1,  // refused while used memory is above maxmemory
-  // Allocates keyspace memory: when the environment refuses, the command has an OOM outcome
-  // (Context::allocation_refused) that the oracle may have to pick instead of the normal one.
+  // Allocates memory (keyspace or transient): when the environment refuses, the command has an
+  // OOM outcome (Context::allocation_refused) that the oracle may have to pick instead of the
+  // normal one.
   kAllocates = 1 << 2,
 };
+
+// Databases the model holds unless told otherwise (Redis's default "databases").
+inline constexpr int kDatabasesDefault = 16;
 
 struct Command {
   std::string_view name;  // lower case; "client|id" for a subcommand
@@ -90,7 +120,7 @@ struct Command {
 
 class Model {
  public:
-  explicit Model(int databases = 16);
+  explicit Model(int databases = kDatabasesDefault);
 
   // Runs one command for `session` at `context`, changes the state, returns the expected reply.
   Expected Execute(Session& session, std::span<const std::string> args, const Context& context);
@@ -99,6 +129,10 @@ class Model {
   const Command* Find(std::span<const std::string> args) const;
 
   void set_maxmemory_bytes(uint64_t bytes) { maxmemory_bytes_ = bytes; }
+  // Whether new integers 0..9999 are Redis's shared objects (false under an LRU/LFU maxmemory
+  // policy with maxmemory set; the simulator and the tests keep noeviction).
+  void set_shared_integers(bool shared) { shared_integers_ = shared; }
+  bool shared_integers() const { return shared_integers_; }
   int database_count() const { return static_cast<int>(databases_.size()); }
   KeyTable& db(int index) { return databases_[static_cast<size_t>(index)]; }
   const KeyTable& db(int index) const { return databases_[static_cast<size_t>(index)]; }
@@ -107,6 +141,18 @@ class Model {
   Value* Lookup(int db_index, std::string_view key, int64_t now_ms);
   // Keys of a database live at `now_ms`.
   int64_t LiveKeys(int db_index, int64_t now_ms) const;
+  // Removes the keys of a database expired at `expired_at_ms` for which `reclaimed(key)` holds:
+  // the driver's view of which expired keys the engine has reclaimed on its own (a SCAN page,
+  // RANDOMKEY's draws, active expiry), which the model cannot predict.
+  template <typename Reclaimed>
+  void ForgetExpired(int db_index, int64_t expired_at_ms, Reclaimed reclaimed) {
+    KeyTable& table = db(db_index);
+    for (auto it = table.begin(); it != table.end();) {
+      const bool gone = IsExpired(it->second, expired_at_ms) && reclaimed(it->first);
+      it = gone ? table.erase(it) : std::next(it);
+    }
+  }
+  void SwapDatabases(int first, int second);
 
   static bool IsExpired(const Value& value, int64_t now_ms) {
     return value.expire_at_ms != kNoExpiry && value.expire_at_ms < now_ms;
@@ -119,22 +165,39 @@ class Model {
   std::vector<KeyTable> databases_;
   std::map<std::string, Command, std::less<>> commands_;
   uint64_t maxmemory_bytes_ = 0;
+  bool shared_integers_ = true;
 };
 
 // The families (one file each).
-std::span<const Command> StringCommands();
-std::span<const Command> KeyCommands();
-std::span<const Command> ConnectionCommands();
+std::span<const Command> StringCommands();      // model_strings.cc
+std::span<const Command> CounterCommands();     // model_counters.cc
+std::span<const Command> LcsCommands();         // model_lcs.cc
+std::span<const Command> KeyCommands();         // model_keys.cc
+std::span<const Command> ExpireCommands();      // model_expire.cc
+std::span<const Command> ScanCommands();        // model_scan.cc
+std::span<const Command> ObjectCommands();      // model_object.cc
+std::span<const Command> ConnectionCommands();  // model_connection.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // Redis's string2ll: optional '-', no leading zeros or spaces, within int64.
 bool ParseInt64(std::string_view text, int64_t* value);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+// An option word as Redis compares it (strcasecmp): the argument up to its first NUL byte.
+bool OptionIs(std::string_view arg, std::string_view option);
 std::string WrongArity(std::string_view full_name);
+// Redis's stringmatchlen (glob-style, case-sensitive): '*', '?', '[...]' with '^' and ranges,
+// and '\' escapes. Note that "*" does not match the empty string (KEYS and SCAN special-case it).
+bool GlobMatch(std::string_view pattern, std::string_view text);
+// A database index argument (SELECT, MOVE, COPY ... DB): false with the error Redis replies.
+bool ParseDbIndex(const Call& call, std::string_view text, int* index, Expected* error);
 
 inline constexpr std::string_view kSyntaxError = "ERR syntax error";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kOomError =
     "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
+inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
 
 }  // namespace keel::model

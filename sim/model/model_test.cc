@@ -7,9 +7,11 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "engine/db/database.h"
 #include "engine/server/engine.h"
 #include "sim/sim_env.h"
 #include "sim/testing/fixtures.h"
@@ -44,7 +46,7 @@ TEST_F(ModelTest, DbsizeIsARangeWhileExpiredKeysAreNotReclaimed) {
   Run({"SET", "a", "1", "PX", "10"});
   Run({"SET", "b", "2"});
   const Expected size = Run({"DBSIZE"}, kNow + 100);
-  EXPECT_TRUE(size.integer_range);
+  EXPECT_EQ(size.kind, Expected::Kind::kIntegerRange);
   EXPECT_TRUE(size.Matches(RespValue::Integer(1)));
   EXPECT_TRUE(size.Matches(RespValue::Integer(2)));
   EXPECT_FALSE(size.Matches(RespValue::Integer(3)));
@@ -113,6 +115,94 @@ TEST_F(ModelTest, AllocationRefusedLeavesTheKeyUnchanged) {
   EXPECT_EQ(model_.db(0).at("k").string, "old");
 }
 
+TEST_F(ModelTest, ValuesCarryRedisEncodings) {
+  auto encoding = [&](const std::string& key) { return Run({"OBJECT", "ENCODING", key}); };
+  auto refcount = [&](const std::string& key) { return Run({"OBJECT", "REFCOUNT", key}); };
+  Run({"SET", "shared", "12"});
+  Run({"SET", "private", "10000"});
+  Run({"SET", "text", std::string(44, 'x')});
+  Run({"SET", "long", std::string(45, 'x')});
+  EXPECT_TRUE(encoding("shared").Matches(RespValue::Bulk("int")));
+  EXPECT_TRUE(refcount("shared").Matches(RespValue::Integer(2147483647)));
+  EXPECT_TRUE(refcount("private").Matches(RespValue::Integer(1)));
+  EXPECT_TRUE(encoding("text").Matches(RespValue::Bulk("embstr")));
+  EXPECT_TRUE(encoding("long").Matches(RespValue::Bulk("raw")));
+  // A copy is a new object; a rename moves the same one.
+  Run({"COPY", "shared", "copied"});
+  EXPECT_TRUE(refcount("copied").Matches(RespValue::Integer(1)));
+  Run({"RENAME", "shared", "renamed"});
+  EXPECT_TRUE(refcount("renamed").Matches(RespValue::Integer(2147483647)));
+  // Appending edits in place: raw, even when nothing is appended.
+  Run({"APPEND", "private", ""});
+  EXPECT_TRUE(encoding("private").Matches(RespValue::Bulk("raw")));
+  // INCRBYFLOAT's text is never an int; INCR's result is.
+  Run({"INCRBYFLOAT", "float", "10"});
+  EXPECT_TRUE(encoding("float").Matches(RespValue::Bulk("embstr")));
+  Run({"INCR", "float"});
+  EXPECT_TRUE(refcount("float").Matches(RespValue::Integer(2147483647)));
+}
+
+TEST(ModelGlobTest, FollowsRedisStringmatchlen) {
+  EXPECT_FALSE(GlobMatch("*", ""));
+  EXPECT_TRUE(GlobMatch("k[0-3]", "k2"));
+  EXPECT_TRUE(GlobMatch("k[3-0]", "k2"));  // a range's ends in either order
+  EXPECT_FALSE(GlobMatch("k[^0]*", "k0x"));
+  EXPECT_TRUE(GlobMatch("k[^0]*", "k1x"));
+  EXPECT_TRUE(GlobMatch("\\k*", "k7"));
+  EXPECT_TRUE(GlobMatch("k??", "k10"));
+  EXPECT_FALSE(GlobMatch("k??", "k1"));
+  EXPECT_TRUE(GlobMatch("*1", "k21"));
+  EXPECT_TRUE(GlobMatch("k[ab", "ka"));  // an unclosed class still matches its bytes
+  EXPECT_FALSE(GlobMatch("k[", "k["));
+}
+
+TEST(ModelExpectedTest, BoundsAcceptWhatTheyShould) {
+  const RespValue ab = RespValue::Array({RespValue::Bulk("b"), RespValue::Bulk("a")});
+  EXPECT_TRUE(BulkSet({"a", "b"}).Matches(ab));
+  EXPECT_FALSE(BulkSet({"a"}).Matches(ab));
+  EXPECT_FALSE(BulkSet({"a", "b"})
+                   .Matches(RespValue::Array(
+                       {RespValue::Bulk("a"), RespValue::Bulk("a"), RespValue::Bulk("b")})));
+  EXPECT_TRUE(ScanPage({"a", "b", "c"}).Matches(RespValue::Array({RespValue::Bulk("17"), ab})));
+  EXPECT_FALSE(ScanPage({"a"}).Matches(RespValue::Array({RespValue::Bulk("0"), ab})));
+  EXPECT_FALSE(ScanPage({"a", "b"}).Matches(RespValue::Array({RespValue::Bulk("x"), ab})));
+  EXPECT_TRUE(OneOf({Bulk("a"), Integer(1)}).Matches(RespValue::Integer(1)));
+  EXPECT_FALSE(OneOf({Bulk("a"), Integer(1)}).Matches(RespValue::Integer(2)));
+}
+
+TEST_F(ModelTest, WalksPredictBoundsAndReclaimWhatIsCertain) {
+  Run({"SET", "a", "1"});
+  Run({"SET", "b", "2", "PX", "10"});
+  const Expected drawn = Run({"RANDOMKEY"}, kNow + 100);
+  EXPECT_TRUE(drawn.Matches(RespValue::Bulk("a")));
+  EXPECT_FALSE(drawn.Matches(RespValue::Bulk("b")));
+  EXPECT_TRUE(Run({"SCAN", "0", "TYPE", "none"}, kNow + 100)
+                  .Matches(RespValue::Array(
+                      {RespValue::Bulk("0"), RespValue::Array({RespValue::Bulk("b")})})));
+  EXPECT_TRUE(Run({"KEYS", "*"}, kNow + 100).Matches(RespValue::Array({RespValue::Bulk("a")})));
+  Run({"DEL", "a"}, kNow + 100);
+  // No live key left: RANDOMKEY drew and reclaimed every expired one.
+  EXPECT_TRUE(Run({"RANDOMKEY"}, kNow + 100).Matches(testing::NilBulk()));
+  EXPECT_TRUE(model_.db(0).empty());
+}
+
+TEST_F(ModelTest, LcsIdxReportsRedisRanges) {
+  Run({"SET", "a", "ohmytext"});
+  Run({"SET", "b", "mynewtext"});
+  const auto range = [](int64_t a0, int64_t a1, int64_t b0, int64_t b1, int64_t length) {
+    return RespValue::Array({RespValue::Array({RespValue::Integer(a0), RespValue::Integer(a1)}),
+                             RespValue::Array({RespValue::Integer(b0), RespValue::Integer(b1)}),
+                             RespValue::Integer(length)});
+  };
+  // As redis-server 7.0.15 replies.
+  EXPECT_TRUE(
+      Run({"LCS", "a", "b", "IDX", "MINMATCHLEN", "2", "WITHMATCHLEN"})
+          .Matches(RespValue::Array({RespValue::Bulk("matches"),
+                                     RespValue::Array({range(4, 7, 5, 8, 4), range(2, 3, 0, 1, 2)}),
+                                     RespValue::Bulk("len"), RespValue::Integer(6)})));
+  EXPECT_TRUE(Run({"LCS", "a", "b"}).Matches(RespValue::Bulk("mytext")));
+}
+
 // The engine and the model agree, command by command, on what the workload generates. One engine
 // client, no network: the Server loop and faults are the simulator's part.
 RC_GTEST_PROP(ModelProperty, EngineAndModelAgreeOnRandomCommands, ()) {
@@ -129,6 +219,7 @@ RC_GTEST_PROP(ModelProperty, EngineAndModelAgreeOnRandomCommands, ()) {
   space.keys = 1 + static_cast<int>(rng.Below(6));
   space.databases = 2;
   std::vector<std::string> args;
+  int64_t wall_ms_max = 0;
   for (int i = 0; i < count; i++) {
     // Time moves a few ms, sometimes across a second, sometimes backwards (wall clock only).
     const uint64_t move = rng.Below(10);
@@ -140,6 +231,14 @@ RC_GTEST_PROP(ModelProperty, EngineAndModelAgreeOnRandomCommands, ()) {
     families[rng.Below(families.size())].generate(rng, space, &args);
     Context context;
     context.now_ms = env.clock().WallUs() / 1000;
+    wall_ms_max = std::max(wall_ms_max, context.now_ms);
+    // Expired keys the engine reclaimed on its own (SCAN pages, RANDOMKEY's draws) stay gone even
+    // when the wall clock steps back, as the oracle's model follows them.
+    for (int index = 0; index < model.database_count(); index++) {
+      Database& db = engine.database(index);
+      model.ForgetExpired(index, wall_ms_max,
+                          [&](const std::string& key) { return db.Find(key) == nullptr; });
+    }
     const Expected expected = model.Execute(session, args, context);
     std::vector<std::string_view> views(args.begin(), args.end());
     engine.RunCommand(*client, views);

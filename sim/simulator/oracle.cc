@@ -8,8 +8,26 @@
 namespace keel::sim {
 namespace {
 
+// The model's name for an engine string's encoding ("int" for a shared integer too), and whether
+// it is one of the shared integers.
+std::string_view EncodingOf(const Entry& entry) {
+  switch (entry.encoding()) {
+    case ObjectEncoding::kInt:
+    case ObjectEncoding::kIntShared:
+      return model::EncodingName(model::Encoding::kInt);
+    case ObjectEncoding::kEmbstr:
+      return model::EncodingName(model::Encoding::kEmbstr);
+    case ObjectEncoding::kRaw:
+      return model::EncodingName(model::Encoding::kRaw);
+    default:
+      return "?";
+  }
+}
+
 std::string DescribeValue(const model::Value& value) {
-  std::string text = "\"" + EscapeBytes(value.string, 60) + "\"";
+  std::string text = "\"" + EscapeBytes(value.string, 60) + "\" (" +
+                     std::string(model::EncodingName(value.encoding)) +
+                     (value.shared ? ", shared)" : ")");
   if (value.expire_at_ms != model::kNoExpiry)
     text += " expiring at " + std::to_string(value.expire_at_ms);
   return text;
@@ -17,9 +35,27 @@ std::string DescribeValue(const model::Value& value) {
 
 std::string DescribeEntry(const Entry& entry) {
   if (entry.type() != ValueType::kString) return "a non-string value";
-  std::string text = "\"" + EscapeBytes(entry.value(), 60) + "\"";
+  std::string text = "\"" + EscapeBytes(entry.value(), 60) + "\" (" +
+                     std::string(EncodingOf(entry)) +
+                     (entry.encoding() == ObjectEncoding::kIntShared ? ", shared)" : ")");
   if (entry.has_expiry()) text += " expiring at " + std::to_string(entry.expire_at_ms());
   return text;
+}
+
+// The engine's entry holds what the model's value says: bytes, expiry and encoding (OBJECT
+// ENCODING and REFCOUNT report the last).
+bool SameValue(const Entry& entry, const model::Value& value) {
+  return entry.type() == ValueType::kString && value.type == model::ValueType::kString &&
+         entry.value() == value.string && entry.expire_at_ms() == value.expire_at_ms &&
+         EncodingOf(entry) == model::EncodingName(value.encoding) &&
+         (entry.encoding() == ObjectEncoding::kIntShared) == value.shared;
+}
+
+// MOVE and COPY look a key up in a second database, whose reclaimed keys the model must have
+// forgotten too (other commands touch the client's database only).
+bool ReachesOtherDatabases(const std::vector<std::string>& args) {
+  return !args.empty() &&
+         (model::EqualsIgnoreCase(args[0], "move") || model::EqualsIgnoreCase(args[0], "copy"));
 }
 
 bool SameArgs(std::span<const std::string_view> actual, const std::vector<std::string>& sent) {
@@ -59,10 +95,7 @@ std::string CompareKeyspace(Engine& engine, const model::Model& model, int index
       return;
     }
     const model::Value& value = it->second;
-    const bool same = entry.type() == ValueType::kString &&
-                      value.type == model::ValueType::kString && entry.value() == value.string &&
-                      entry.expire_at_ms() == value.expire_at_ms;
-    if (!same) {
+    if (!SameValue(entry, value)) {
       difference = where + "the engine holds " + DescribeEntry(entry) + ", the model " +
                    DescribeValue(value);
     }
@@ -95,11 +128,9 @@ std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
     }
     if (entry == nullptr)
       return where + "the model holds " + DescribeValue(it->second) + ", the engine nothing";
-    const bool same = entry->type() == ValueType::kString && entry->value() == it->second.string &&
-                      entry->expire_at_ms() == it->second.expire_at_ms;
-    return same ? ""
-                : where + "the engine holds " + DescribeEntry(*entry) + ", the model " +
-                      DescribeValue(it->second);
+    return SameValue(*entry, it->second) ? ""
+                                         : where + "the engine holds " + DescribeEntry(*entry) +
+                                               ", the model " + DescribeValue(it->second);
   };
   for (const auto& [key, value] : after) {
     auto old = before.find(key);
@@ -178,6 +209,9 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   running_.args = std::move(record->sent.front());
   record->sent.pop_front();
   ForgetReclaimed(record->session.db);
+  if (ReachesOtherDatabases(running_.args)) {
+    for (int i = 0; i < model_.database_count(); i++) ForgetReclaimed(i);
+  }
   running_.context.now_ms = env_.clock().WallUs() / 1000;
   // What maxmemory compares: the memory the engine uses, not the slab pages it holds.
   running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
@@ -186,13 +220,20 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
 }
 
 void Oracle::ForgetReclaimed(int db_index) {
-  model::KeyTable& table = model_.db(db_index);
   Database& db = engine_.database(db_index);
-  for (auto it = table.begin(); it != table.end();) {
-    const bool reclaimed =
-        model::Model::IsExpired(it->second, wall_ms_max_) && db.Find(it->first) == nullptr;
-    it = reclaimed ? table.erase(it) : std::next(it);
+  model_.ForgetExpired(db_index, wall_ms_max_,
+                       [&](const std::string& key) { return db.Find(key) == nullptr; });
+}
+
+// The first difference between the engine and the model in the keys a command changed (any
+// database: MOVE, COPY and SWAPDB reach beyond the client's), or empty.
+std::string Oracle::ChangedKeysDiffer(const std::vector<model::KeyTable>& before) {
+  for (int i = 0; i < model_.database_count(); i++) {
+    const std::string difference =
+        CompareChangedKeys(engine_, before[static_cast<size_t>(i)], model_.db(i), i);
+    if (!difference.empty()) return difference;
   }
+  return {};
 }
 
 model::Expected Oracle::RunModel(ConnectionRecord& record) {
@@ -202,25 +243,39 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
   if (!refused || command == nullptr || !(command->flags & model::kAllocates)) {
     return model_.Execute(session, running_.args, running_.context);
   }
-  // A refusal during a command that allocates keyspace memory: either outcome is legal. The one
-  // whose changed keys match the engine's exactly is the one that happened.
-  const int db = session.db;
-  const model::KeyTable before = model_.db(db);
+  // A refusal during a command that allocates: either outcome is legal. The one whose changed
+  // keys match the engine's exactly is the one that happened; when both do (the command's memory
+  // was transient, or its write changed nothing the engine shows), either reply is.
+  std::vector<model::KeyTable> before;
+  for (int i = 0; i < model_.database_count(); i++) before.push_back(model_.db(i));
   const model::Session saved_session = session;
-  model::Expected expected = model_.Execute(session, running_.args, running_.context);
-  if (CompareChangedKeys(engine_, before, model_.db(db), db).empty()) return expected;
-  model_.db(db) = before;
+  model::Context refused_context = running_.context;
+  refused_context.allocation_refused = true;
+  model::Expected refused_reply = model_.Execute(session, running_.args, refused_context);
+  const std::string refused_difference = ChangedKeysDiffer(before);
+  std::vector<model::KeyTable> refused_state;
+  for (int i = 0; i < model_.database_count(); i++) {
+    refused_state.push_back(std::move(model_.db(i)));
+    model_.db(i) = before[static_cast<size_t>(i)];
+  }
+  const model::Session refused_session = session;
   session = saved_session;
-  model::Context context = running_.context;
-  context.allocation_refused = true;
-  expected = model_.Execute(session, running_.args, context);
-  const std::string difference = CompareChangedKeys(engine_, before, model_.db(db), db);
-  if (!difference.empty()) {
+  model::Expected expected = model_.Execute(session, running_.args, running_.context);
+  const std::string difference = ChangedKeysDiffer(before);
+  if (difference.empty()) {
+    if (!refused_difference.empty()) return expected;
+    return model::OneOf({std::move(expected), std::move(refused_reply)});
+  }
+  for (int i = 0; i < model_.database_count(); i++) {
+    model_.db(i) = std::move(refused_state[static_cast<size_t>(i)]);
+  }
+  session = refused_session;
+  if (!refused_difference.empty()) {
     Fail("connection " + std::to_string(record.id) + " command #" +
          std::to_string(record.executed) + " " + DescribeArgs(running_.args) +
          ": after a refused allocation the keyspace matches neither outcome: " + difference);
   }
-  return expected;
+  return refused_reply;
 }
 
 void Oracle::CommandPostponed(const Client& client) {

@@ -11,9 +11,9 @@
 // the server may still execute and change the state, but nothing is expected about their
 // replies. Keys that expired and that the engine reclaimed on its own (active expiry) leave the
 // model before the next command of their database. When the environment refused memory during a
-// command that allocates keyspace memory, the model's normal and out-of-memory outcomes are both
-// legal: the oracle keeps the one whose state matches the engine's database, and fails when neither
-// does.
+// command that allocates memory, the model's normal and out-of-memory outcomes are both legal: the
+// oracle keeps the one whose changed keys match the engine's (in every database), accepts either
+// reply when both match, and fails when neither does.
 #pragma once
 
 #include <cstdint>
@@ -95,6 +95,7 @@ class Oracle final : public CommandObserver {
   // stepped back, the model would still see it alive. The model forgets such keys once the
   // engine no longer holds them, so that it follows the engine's choice.
   void ForgetReclaimed(int db_index);
+  std::string ChangedKeysDiffer(const std::vector<model::KeyTable>& before);
 
   Engine& engine_;
   SimEnv& env_;
@@ -108,15 +109,15 @@ class Oracle final : public CommandObserver {
 };
 
 // Compares database `index` of the engine with the model: every engine key must be in the model
-// with the same value and expiry, and every model key missing from the engine must have expired
-// before `wall_ms_max` (an engine may reclaim expired keys whenever it likes). Returns the first
-// difference, or empty.
+// with the same value, encoding and expiry, and every model key missing from the engine must have
+// expired before `wall_ms_max` (an engine may reclaim expired keys whenever it likes). Returns the
+// first difference, or empty.
 std::string CompareKeyspace(Engine& engine, const model::Model& model, int index,
                             int64_t wall_ms_max);
 
 // Compares, strictly, the keys of database `index` that differ between `before` and `after` (a
-// command's effect in the model) with the engine: present with the same value and expiry, or
-// absent. Returns the first difference, or empty.
+// command's effect in the model) with the engine: present with the same value, encoding and
+// expiry, or absent. Returns the first difference, or empty.
 std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
                                const model::KeyTable& after, int index);
 

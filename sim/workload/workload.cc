@@ -5,10 +5,10 @@
 namespace keel::workload {
 namespace {
 
+// The string family first: the plan leans on its GETs for output pressure.
 constexpr Family kFamilies[] = {
-    {"string", GenerateString},
-    {"keys", GenerateKeys},
-    {"connection", GenerateConnection},
+    {"string", GenerateString},   {"keys", GenerateKeys},     {"connection", GenerateConnection},
+    {"counter", GenerateCounter}, {"expire", GenerateExpire}, {"scan", GenerateScan},
 };
 
 }  // namespace
@@ -27,6 +27,27 @@ std::string RandomValue(Rng& rng, const KeySpace& space) {
   static constexpr char kAlphabet[] = "abcdefgh\r\n\0*$:+-";
   for (char& c : value) c = kAlphabet[rng.Below(rng.Below(8) == 0 ? sizeof(kAlphabet) - 1 : 8)];
   return value;
+}
+
+std::string RandomStoredValue(Rng& rng, const KeySpace& space) {
+  if (rng.Below(4) != 0) return RandomValue(rng, space);
+  // Shared integers (0..9999) and not, the int64 edges, texts that are not integers to Redis
+  // (leading zero, space, a fraction) and floats for INCRBYFLOAT.
+  static constexpr std::string_view kNumbers[] = {
+      "0",   "7",   "9999", "10000", "-3", "007", "9223372036854775807", "-9223372036854775808",
+      "3.5", "1e3", " 1",   "-0",    "42", "100", "12345678901234567890"};
+  return std::string(kNumbers[rng.Below(std::size(kNumbers))]);
+}
+
+int64_t RandomDb(Rng& rng, const KeySpace& space) {
+  if (rng.Below(20) == 0) return rng.Below(2) == 0 ? space.databases_max : -1;
+  return static_cast<int64_t>(rng.Below(static_cast<uint64_t>(space.databases)));
+}
+
+void AddKeys(Rng& rng, const KeySpace& space, int count_max, std::vector<std::string>* args) {
+  // Usually one key, sometimes several (repeats included).
+  const uint64_t count = rng.Below(4) == 0 ? 1 + rng.Below(static_cast<uint64_t>(count_max)) : 1;
+  for (uint64_t i = 0; i < count; i++) args->push_back(RandomKey(rng, space));
 }
 
 std::string MaybeBadNumber(Rng& rng, int64_t valid) {

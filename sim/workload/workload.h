@@ -46,6 +46,13 @@ inline int64_t Between(Rng& rng, int64_t low, int64_t high) {  // inclusive
 }
 std::string RandomKey(Rng& rng, const KeySpace& space);
 std::string RandomValue(Rng& rng, const KeySpace& space);
+// A value to store: now and then an integer's or a float's text (so that counters, encodings and
+// shared integers have something to work on), otherwise RandomValue.
+std::string RandomStoredValue(Rng& rng, const KeySpace& space);
+// A database index: mostly one in use, sometimes the first out of range or a negative one.
+int64_t RandomDb(Rng& rng, const KeySpace& space);
+// One to `count_max` keys.
+void AddKeys(Rng& rng, const KeySpace& space, int count_max, std::vector<std::string>* args);
 // An argument where a number is expected: mostly valid, sometimes not a number or out of range.
 std::string MaybeBadNumber(Rng& rng, int64_t valid);
 // `word` in a random letter case (options and names are case-insensitive).
@@ -55,5 +62,8 @@ std::string RandomCase(Rng& rng, std::string_view word);
 void GenerateString(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateKeys(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateConnection(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateCounter(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateExpire(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateScan(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 
 }  // namespace keel::workload
