@@ -1,5 +1,7 @@
 #include "fuzz/model_shadow.h"
 
+#include "engine/server/config.h"
+
 namespace keel::fuzz {
 namespace {
 
@@ -29,6 +31,19 @@ std::string Describe(std::span<const std::string> args) {
   return line;
 }
 
+// The model's name for an engine string encoding (a shared integer is an int).
+model::Encoding ModelEncoding(ObjectEncoding encoding) {
+  switch (encoding) {
+    case ObjectEncoding::kInt:
+    case ObjectEncoding::kIntShared:
+      return model::Encoding::kInt;
+    case ObjectEncoding::kEmbstr:
+      return model::Encoding::kEmbstr;
+    default:
+      return model::Encoding::kRaw;
+  }
+}
+
 }  // namespace
 
 ModelShadow::ModelShadow(Engine& engine, sim::SimEnv& env)
@@ -51,6 +66,12 @@ void ModelShadow::Before(const Client& client, std::span<const std::string> args
   context_.used_memory_bytes = engine_.memory().used_bytes_total();
   context_.allocation_refused = false;
   model_.set_maxmemory_bytes(static_cast<uint64_t>(engine_.settings().maxmemory));
+  // Redis shares the integers 0..9999 unless an LRU or LFU policy needs a clock per key.
+  const auto policy = static_cast<MaxmemoryPolicy>(engine_.settings().maxmemory_policy);
+  const bool per_key_clock =
+      policy == MaxmemoryPolicy::kAllkeysLru || policy == MaxmemoryPolicy::kVolatileLru ||
+      policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
+  model_.set_shared_integers(engine_.settings().maxmemory == 0 || !per_key_clock);
   refused_before_ = env_.sim_memory().refused_count();
   evicted_before_ = engine_.stats().evicted_keys;
 }
@@ -93,6 +114,8 @@ void ModelShadow::CopyEngineKeyspace() {
       model::Value value;
       value.string = std::string(entry.value());
       value.expire_at_ms = entry.expire_at_ms();
+      value.encoding = ModelEncoding(entry.encoding());
+      value.shared = entry.encoding() == ObjectEncoding::kIntShared;
       table.emplace(std::string(entry.key()), std::move(value));
     });
   }
@@ -111,12 +134,16 @@ std::string ModelShadow::CompareDatabase(int index) const {
     if (entry == nullptr) {
       return where + "the model holds " + RespValue::Bulk(key).ToString() + ", the engine not";
     }
-    if (entry->value() != value.string || entry->expire_at_ms() != value.expire_at_ms) {
+    if (entry->value() != value.string || entry->expire_at_ms() != value.expire_at_ms ||
+        ModelEncoding(entry->encoding()) != value.encoding ||
+        (entry->encoding() == ObjectEncoding::kIntShared) != value.shared) {
       return where + "key " + RespValue::Bulk(key).ToString() + ": the engine holds " +
              RespValue::Bulk(entry->value()).ToString() + " expiring at " +
-             std::to_string(entry->expire_at_ms()) + ", the model " +
+             std::to_string(entry->expire_at_ms()) + " as " +
+             std::string(ObjectEncodingName(entry->encoding())) + ", the model " +
              RespValue::Bulk(value.string).ToString() + " expiring at " +
-             std::to_string(value.expire_at_ms);
+             std::to_string(value.expire_at_ms) + " as " +
+             std::string(model::EncodingName(value.encoding)) + (value.shared ? " (shared)" : "");
     }
   }
   std::string extra;

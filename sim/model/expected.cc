@@ -88,7 +88,15 @@ Expected Ok() { return Simple("OK"); }
 
 Expected Simple(std::string_view text) { return Expected{.value = RespValue::Simple(text)}; }
 
-Expected Error(std::string_view text) { return Expected{.value = RespValue::Error(text)}; }
+Expected Error(std::string_view text) {
+  // Redis's formatted errors replace CR and LF with spaces, so that client bytes quoted in the
+  // message cannot break the protocol.
+  std::string line(text);
+  for (char& c : line) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return Expected{.value = RespValue::Error(line)};
+}
 
 Expected Integer(int64_t value) { return Expected{.value = RespValue::Integer(value)}; }
 

@@ -101,6 +101,9 @@ TEST_F(ModelTest, AHelloOptionIsQuotedUpToItsFirstNulByte) {
   // Found by the commands fuzz harness: Redis formats the option with %s.
   EXPECT_TRUE(Run({"HELLO", "3", std::string("\x01\0\x04", 3)})
                   .Matches(RespValue::Error("ERR Syntax error in HELLO option '\x01'")));
+  // And with CR and LF as spaces, as Redis's formatted errors have them.
+  EXPECT_TRUE(Run({"HELLO", "2", "a\r\nb"})
+                  .Matches(RespValue::Error("ERR Syntax error in HELLO option 'a  b'")));
 }
 
 TEST_F(ModelTest, AllocationRefusedLeavesTheKeyUnchanged) {
