@@ -347,7 +347,7 @@ def has_command(server, name):
 
 def tool(name):
     path = shutil.which(name)
-    check(path is not None, f"{name} is not installed (bash .ci/deps installs redis-tools)")
+    check(path is not None, f"{name} is not installed (bash .ci/deps installs it)")
     return path
 
 
