@@ -164,6 +164,8 @@ class RealEnv final : public Env {
   ProcessInfo Process() override {
     ProcessInfo info;
     info.pid = getpid();
+    info.monotonic_clock = "POSIX clock_gettime";  // as redis-server reports it on Linux
+    info.multiplexing_api = "epoll";
     utsname name{};
     if (uname(&name) == 0) {
       info.os = std::string(name.sysname) + " " + name.release + " " + name.machine;

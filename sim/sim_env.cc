@@ -489,6 +489,8 @@ ProcessInfo SimEnv::Process() {
   info.pid = 4242;
   info.os = "Simulated";
   info.executable = "/sim/keel-server";
+  info.monotonic_clock = "simulated";
+  info.multiplexing_api = "simulated";
   return info;
 }
 

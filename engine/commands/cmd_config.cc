@@ -232,7 +232,7 @@ Status ReadConfigFile(FileSystem& files, const std::string& path, std::string* c
 }
 
 // Writes `content` to a temporary file beside `path` and renames it over `path`, so that a
-// failure leaves the old file intact. The seam has no synchronous fsync; the rename's atomicity
+// failure leaves the old file intact. The seam has no synchronous flush; the rename's atomicity
 // is what protects the old content.
 Status ReplaceConfigFile(FileSystem& files, const std::string& path, const std::string& content) {
   const std::string temporary = path + ".keel-rewrite.tmp";

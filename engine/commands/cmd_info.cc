@@ -73,8 +73,8 @@ void ServerSection(CommandContext& context, InfoWriter& info) {
   info.Field("redis_mode", "standalone");
   info.Field("os", process.os);
   info.Field("arch_bits", "64");
-  info.Field("monotonic_clock", "POSIX clock_gettime");
-  info.Field("multiplexing_api", "epoll");
+  info.Field("monotonic_clock", process.monotonic_clock);
+  info.Field("multiplexing_api", process.multiplexing_api);
   info.Field("atomicvar_api", "c11-builtin");
   info.Field("gcc_version", "0.0.0");
   info.Field("process_id", process.pid);

@@ -2,10 +2,10 @@
 //
 // Everything the engine needs from outside itself (time, entropy, memory, the network, files,
 // waiting for something to happen, and a place to log) comes through an Env passed in at
-// construction. io/ implements it over Linux (epoll, sockets, clock_gettime, getrandom, files with
-// fsync on a helper thread); sim/ implements it deterministically from one seed. The engine never
-// includes an OS header (tests/engine_purity_check enforces it), so the same server loop runs in
-// keel-server, in the simulator and inside fuzz harnesses.
+// construction. io/ implements it over Linux (readiness polling, sockets, the kernel's clocks and
+// entropy, files made durable on a helper thread); sim/ implements it deterministically from one
+// seed. The engine never includes an OS header (engine/purity_check.sh, run by ctest, enforces
+// it), so the same server loop runs in keel-server, in the simulator and inside fuzz harnesses.
 //
 // Conventions for every interface below, after LevelDB's Env:
 // - Methods are called from the engine's single thread only, unless a comment says otherwise.
@@ -58,7 +58,8 @@ class Clock {
 class Random {
  public:
   virtual ~Random() = default;
-  // 64 random bits. Never fails. Real: getrandom(2). Sim: the run's seeded generator.
+  // 64 random bits. Never fails. Real: the kernel's entropy source. Sim: the run's seeded
+  // generator.
   virtual uint64_t NextU64() = 0;
 };
 
@@ -164,8 +165,8 @@ class Network {
 
 // ---------------------------------------------------------------------------------------------
 // Files. Writes are appends; durability comes from SyncAsync, whose completion arrives as an
-// EventKind::kFileSynced event so that the loop never blocks on fsync (Redis's appendfsync and
-// BGSAVE both depend on that). Reads are synchronous: they happen while loading at startup.
+// EventKind::kFileSynced event so that the loop never blocks on a disk flush (Redis's appendfsync
+// and BGSAVE both depend on that). Reads are synchronous: they happen while loading at startup.
 enum class OpenMode : uint8_t {
   kRead,            // existing file, read only; kNotFound if absent
   kCreateTruncate,  // create or truncate, write only
@@ -246,6 +247,10 @@ struct ProcessInfo {
   int64_t cpu_user_us = 0;  // CPU time used so far, user and system
   int64_t cpu_system_us = 0;
   int64_t total_system_memory_bytes = 0;  // the machine's physical memory; 0 when unknown
+  // How the environment reads the monotonic clock and waits for sockets, as INFO's server
+  // section names them (monotonic_clock, multiplexing_api).
+  std::string monotonic_clock;
+  std::string multiplexing_api;
 };
 
 // ---------------------------------------------------------------------------------------------
