@@ -10,20 +10,6 @@
 namespace keel::testing {
 namespace {
 
-using Setting = std::pair<std::string_view, std::string_view>;
-
-Config ConfigWith(std::initializer_list<Setting> settings) {
-  Config config;
-  for (const auto& [name, value] : settings) {
-    const ConfigParam* param = Config::Find(name);
-    EXPECT_NE(param, nullptr) << name;
-    if (param == nullptr) continue;
-    std::string error;
-    EXPECT_TRUE(config.SetFromCommand(*param, value, &error)) << name << ": " << error;
-  }
-  return config;
-}
-
 class DiagnosticsTest : public CommandTest {
  protected:
   void SetUp() override { StartEngine(ConfigWith({{"enable-debug-command", "yes"}})); }

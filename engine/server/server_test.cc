@@ -16,21 +16,6 @@
 namespace keel::testing {
 namespace {
 
-using Setting = std::pair<std::string_view, std::string_view>;
-
-Config ConfigWith(std::initializer_list<Setting> settings) {
-  Config config;
-  for (const auto& [name, value] : settings) {
-    const ConfigParam* param = Config::Find(name);
-    EXPECT_NE(param, nullptr) << name;
-    if (param == nullptr) continue;
-    std::string error;
-    // As CONFIG SET gives it: one value, split by the parameter when it takes several words.
-    EXPECT_TRUE(config.SetFromCommand(*param, value, &error)) << name << ": " << error;
-  }
-  return config;
-}
-
 class ServerLoopTest : public ServerTest {
  protected:
   sim::SimNetwork& net() { return env_.sim_network(); }

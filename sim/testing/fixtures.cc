@@ -111,4 +111,16 @@ std::vector<RespValue> ServerTest::Exchange(sim::SimClientId client, std::string
   return DecodeAll(env_.sim_network().Receive(client));
 }
 
+Config ConfigWith(std::initializer_list<Setting> settings) {
+  Config config;
+  for (const auto& [name, value] : settings) {
+    const ConfigParam* param = Config::Find(name);
+    EXPECT_NE(param, nullptr) << name;
+    if (param == nullptr) continue;
+    std::string error;
+    EXPECT_TRUE(config.SetFromCommand(*param, value, &error)) << name << ": " << error;
+  }
+  return config;
+}
+
 }  // namespace keel::testing

@@ -10,10 +10,10 @@
 
 #include <initializer_list>
 #include <memory>
-#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/resp/resp_value.h"
@@ -21,12 +21,7 @@
 #include "engine/server/server.h"
 #include "sim/sim_env.h"
 
-namespace keel {
-
-// gtest prints RespValues readably in failure messages.
-inline void PrintTo(const RespValue& value, std::ostream* out) { *out << value.ToString(); }
-
-namespace testing {
+namespace keel::testing {
 
 // Expected replies, for EXPECT_EQ(Run(...), Ok()).
 inline RespValue Ok() { return RespValue::Simple("OK"); }
@@ -92,5 +87,9 @@ class ServerTest : public ::testing::Test {
 // A RESP multibulk request for `args`.
 std::string Request(std::initializer_list<std::string_view> args);
 
-}  // namespace testing
-}  // namespace keel
+// A Config with `settings` applied as CONFIG SET gives them (one value, split by the parameter
+// when it takes several words); a name or value it refuses fails the test.
+using Setting = std::pair<std::string_view, std::string_view>;
+Config ConfigWith(std::initializer_list<Setting> settings);
+
+}  // namespace keel::testing
