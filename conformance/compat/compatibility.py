@@ -22,7 +22,6 @@ import difflib
 import os
 import shutil
 import sys
-import tempfile
 import textwrap
 
 sys.dont_write_bytecode = True
@@ -37,7 +36,6 @@ import normalise  # noqa: E402
 import random_run  # noqa: E402
 import run_diff  # noqa: E402
 
-SKIP = 77
 TABLE_PATH = os.path.join(ROOT, "docs", "COMPATIBILITY.md")
 README_PATH = os.path.join(ROOT, "README.md")
 CASES_DIR = os.path.join(CONFORMANCE, "cases")
@@ -333,17 +331,10 @@ def main():
     parser.add_argument("--table", default=TABLE_PATH, help="the table (docs/COMPATIBILITY.md)")
     parser.add_argument("--readme", default=README_PATH, help="the README (README.md)")
     options = parser.parse_args()
-    keel_binary = options.keel or random_run.default_keel(ROOT)
-    if keel_binary is None or not os.access(keel_binary, os.X_OK):
-        print("SETUP: no keel-server binary (build one, or pass --keel)")
-        return 2
-    redis_binary = shutil.which(options.redis)
-    if redis_binary is None:
-        print("SKIP: %s not found" % options.redis)
-        return SKIP
-    workdir = tempfile.mkdtemp(prefix="keel-compat-")
-    redis = run_diff.Server("redis-server", redis_binary, workdir)
-    keel = run_diff.Server("keel-server", os.path.abspath(keel_binary), workdir)
+    setup, redis, keel, workdir = run_diff.server_pair(
+        options.keel or random_run.default_keel(ROOT), options.redis, "keel-compat-")
+    if setup:
+        return setup
     try:
         redis.start()
         keel.start()

@@ -20,7 +20,6 @@ import os
 import random
 import shutil
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
@@ -30,7 +29,6 @@ import casefile  # noqa: E402
 import generators  # noqa: E402
 import run_diff  # noqa: E402
 
-SKIP = 77
 HISTORY_LENGTH = 12  # commands shown before a difference, per connection
 SHOWN_ARG_BYTES_MAX = 200
 PROGRESS_EVERY_S = 10.0
@@ -268,17 +266,10 @@ def default_keel(root):
 def main(argv=None):
     options = parse_options(argv)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    keel_binary = options.keel or default_keel(root)
-    if keel_binary is None or not os.access(keel_binary, os.X_OK):
-        print("SETUP: no keel-server binary (build one, or pass --keel)")
-        return 2
-    redis_binary = shutil.which(options.redis)
-    if redis_binary is None:
-        print("SKIP: %s not found" % options.redis)
-        return SKIP
-    workdir = tempfile.mkdtemp(prefix="keel-random-")
-    redis = run_diff.Server("redis-server", redis_binary, workdir)
-    keel = run_diff.Server("keel-server", os.path.abspath(keel_binary), workdir)
+    setup, redis, keel, workdir = run_diff.server_pair(options.keel or default_keel(root),
+                                                       options.redis, "keel-random-")
+    if setup:
+        return setup
     started = time.monotonic()
     status, lines = 2, []
     try:

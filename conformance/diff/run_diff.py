@@ -251,6 +251,25 @@ def case_paths(targets):
     return paths
 
 
+def server_pair(keel_binary, redis_name, prefix):
+    """The two servers to compare, in a fresh work directory and not started yet:
+    (0, redis, keel, workdir). When a binary is missing, prints why and returns
+    (2, None, None, None) for keel-server or (SKIP, None, None, None) for redis-server."""
+    if keel_binary is None:
+        print("SETUP: no keel-server binary (build one, or pass --keel)")
+        return 2, None, None, None
+    if not os.access(keel_binary, os.X_OK):
+        print("SETUP: %s is not an executable" % keel_binary)
+        return 2, None, None, None
+    redis_binary = shutil.which(redis_name)
+    if redis_binary is None:
+        print("SKIP: %s not found" % redis_name)
+        return SKIP, None, None, None
+    workdir = tempfile.mkdtemp(prefix=prefix)
+    return (0, Server("redis-server", redis_binary, workdir),
+            Server("keel-server", os.path.abspath(keel_binary), workdir), workdir)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -262,13 +281,9 @@ def main():
                         default=[os.path.join(os.path.dirname(here), "cases")])
     options = parser.parse_args()
 
-    redis_binary = shutil.which(options.redis)
-    if redis_binary is None:
-        print("SKIP: %s not found" % options.redis)
-        return SKIP
-    if not os.access(options.keel, os.X_OK):
-        print("SETUP: %s is not an executable" % options.keel)
-        return 2
+    setup, redis, keel, workdir = server_pair(options.keel, options.redis, "keel-diff-")
+    if setup:
+        return setup
     try:
         files = [(path, casefile.load(path)) for path in case_paths(options.targets)]
     except (casefile.CaseError, OSError) as error:
@@ -278,9 +293,6 @@ def main():
         print("SETUP: no case files in %s" % " ".join(options.targets))
         return 2
 
-    workdir = tempfile.mkdtemp(prefix="keel-diff-")
-    redis = Server("redis-server", redis_binary, workdir)
-    keel = Server("keel-server", os.path.abspath(options.keel), workdir)
     differences = []
     compared = 0
     status = 0
