@@ -64,7 +64,8 @@ class Database {
   enum class SetOutcome : uint8_t { kInserted, kReplaced, kOutOfMemory };
   // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none) and `encoding`
   // (what OBJECT ENCODING reports; by default what Redis gives a value stored as given),
-  // replacing any previous value of any type. A kInt value of 0..9999 is stored as kIntShared
+  // replacing any previous value of any type. kInt is only for a value in Redis's strict integer
+  // form (as StringEncodingFor finds it). A kInt value of 0..9999 is stored as kIntShared
   // when the access clock says integers are shared, as Redis then stores a shared object. A
   // replaced string of the same size and expiry presence is overwritten in place. On
   // kOutOfMemory nothing changed.
