@@ -43,6 +43,11 @@ for harness in "${harnesses[@]}"; do
     if [ -n "$crash" ]; then
       echo "crashing input saved as $crash:"
       od -A d -c "$crash" | head -8
+      # The whole input, so that a find made only on the CI machine can be rebuilt from its log.
+      echo "base64 (rebuild with: echo ... | base64 -d > input):"
+      base64 -w 0 "$crash" | head -c 65536
+      echo
+      grep -m1 "INFO: Seed:" "$log"
       echo "replay: $binary $crash"
       echo "then add it to corpus/fuzz/$harness/ with a unit test for the bug"
     fi

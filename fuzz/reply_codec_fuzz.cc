@@ -42,13 +42,19 @@ RespValue BuildValue(Choices& choices, int depth) {
       value.type = RespType::kError;
       value.text = choices.Text(16, true);
       break;
-    case 2:
+    case 2: {
+      // Bytes read one statement each: operands of one expression are read in an unspecified
+      // order, and a corpus file must mean the same value to every compiler. Unsigned
+      // arithmetic: subtracting from a value near INT64_MIN wraps instead of being undefined,
+      // and the wrap still lands on the extremes the codec must carry.
+      const uint64_t high = choices.Byte();
+      const uint64_t middle = choices.Byte();
+      const uint64_t low = choices.Byte();
+      const uint64_t offset = choices.Byte() & 1 ? 1000 : 0;
       value.type = RespType::kInteger;
-      value.integer =
-          static_cast<int64_t>(static_cast<uint64_t>(choices.Byte()) << 56 |
-                               static_cast<uint64_t>(choices.Byte()) << 8 | choices.Byte()) -
-          (choices.Byte() & 1 ? 1000 : 0);
+      value.integer = static_cast<int64_t>((high << 56 | middle << 8 | low) - offset);
       break;
+    }
     case 3:
       value.type = RespType::kBulkString;
       value.text = choices.Text(40, false);
@@ -73,11 +79,13 @@ RespValue BuildValue(Choices& choices, int depth) {
       value.text = kDoubles[choices.Byte() % 7];
       break;
     }
-    case 9:
+    case 9: {
+      const bool negative = choices.Byte() & 1;  // its own statement: see case 2
       value.type = RespType::kBigNumber;
-      value.text = (choices.Byte() & 1 ? "-" : "") + Int64ToString(choices.Byte() + 1) +
+      value.text = (negative ? "-" : "") + Int64ToString(choices.Byte() + 1) +
                    "1234567890123456789012345";
       break;
+    }
     case 10:
       value.type = RespType::kBlobError;
       value.text = choices.Text(20, false);
