@@ -82,8 +82,8 @@ RespValue BuildValue(Choices& choices, int depth) {
     case 9: {
       const bool negative = choices.Byte() & 1;  // its own statement: see case 2
       value.type = RespType::kBigNumber;
-      value.text = (negative ? "-" : "") + Int64ToString(choices.Byte() + 1) +
-                   "1234567890123456789012345";
+      value.text =
+          (negative ? "-" : "") + Int64ToString(choices.Byte() + 1) + "1234567890123456789012345";
       break;
     }
     case 10:

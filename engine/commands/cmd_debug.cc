@@ -1,5 +1,5 @@
 // DEBUG: the subcommands of Redis 7.0's DEBUG that Redis's test suite uses and that mean
-// something in Keel now: CHANGE-REPL-ID, ERROR, LOG, OBJECT, PROTOCOL, SET-ACTIVE-EXPIRE,
+// something in Keel now: CHANGE-REPL-ID, ERROR, LOG, OBJECT, POPULATE, PROTOCOL, SET-ACTIVE-EXPIRE,
 // QUICKLIST-PACKED-THRESHOLD, SET-SKIP-CHECKSUM-VALIDATION, SLEEP, STRINGMATCH-TEST, PAUSE-CRON and
 // HELP. The ones that inspect persistence or later types (RELOAD, DIGEST, LISTPACK, ...) belong to
 // those features: each is one entry of kSubcommands. DEBUG itself is refused unless
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "engine/base/glob.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/commands/scratch.h"
 #include "engine/db/keyspace.h"
 #include "engine/server/config.h"
 
@@ -111,6 +113,69 @@ void DebugObject(CommandContext& context) {
       ObjectEncodingName(entry->encoding()).data(), SerializedStringBytes(*entry),
       entry->access_clock(), static_cast<long long>(IdleTimeMs(context.engine, *entry) / 1000));
   context.reply.SimpleString(std::string_view(line, static_cast<size_t>(length)));
+}
+
+// Redis's getPositiveLongFromObjectOrReply as DEBUG POPULATE calls it: anything but a strict
+// integer of 0..LONG_MAX gets the one error.
+bool PositiveLongArg(CommandContext& context, std::string_view text, int64_t* value) {
+  if (!ParseStrictInt64(text, value) || *value < 0) {
+    context.reply.Error("ERR value is out of range, must be positive");
+    return false;
+  }
+  return true;
+}
+
+// DEBUG POPULATE count [prefix] [size]: string keys <prefix>:0 .. <prefix>:<count-1> (prefix
+// "key"), each with the value "value:<n>", or, given a size, that text cut or zero-padded to
+// `size` bytes. Keys that exist are left alone, an expired one is replaced. As in Redis, the
+// writes count as no change since the last save, the prefix is read as C reads it (up to a NUL
+// byte) and a key name is cut at 127 bytes (Redis formats it into a 128-byte buffer).
+// Where Redis's allocations would abort the process, Keel stops at the first refused one with an
+// OOM error (the keys written so far stay), and a size past proto-max-bulk-len is refused as
+// SETRANGE refuses it.
+void DebugPopulate(CommandContext& context) {
+  constexpr size_t kKeyBytesMax = 127;
+  int64_t count = 0;
+  if (!PositiveLongArg(context, context.arg(2), &count)) return;
+  int64_t size = 0;
+  if (context.argc() == 5 && !PositiveLongArg(context, context.arg(4), &size)) return;
+  if (!CheckStringLength(context, static_cast<uint64_t>(size), 0)) return;
+  const std::string prefix = context.argc() >= 4 ? CText(context.arg(3)) : std::string("key");
+
+  // With a size, one zeroed buffer serves every value: each key's text is written over its
+  // start and zeroed again after the write.
+  ScratchBuffer padded(context.engine.memory());
+  if (!padded.Allocate(static_cast<size_t>(size))) {
+    context.reply.Error(errors::kOom);
+    return;
+  }
+  if (size > 0) std::memset(padded.data(), 0, padded.size());
+
+  Database& db = context.db();
+  std::string key;
+  for (int64_t n = 0; n < count; n++) {
+    const std::string number = Int64ToString(n);
+    key.assign(prefix).append(":").append(number);
+    if (key.size() > kKeyBytesMax) key.resize(kKeyBytesMax);
+    const uint64_t hash = db.Hash(key);
+    if (LookupKey(context.engine, db, key, hash, LookupIntent::kWrite) != nullptr) continue;
+    const std::string text = "value:" + number;
+    std::string_view value = text;
+    size_t written = 0;
+    if (size > 0) {
+      written = std::min(text.size(), padded.size());
+      std::memcpy(padded.data(), text.data(), written);
+      value = padded.view();
+    }
+    const Database::SetOutcome outcome =
+        db.SetString(key, hash, value, kNoExpiry, StringEncodingFor(value));
+    if (written > 0) std::memset(padded.data(), 0, written);
+    if (outcome == Database::SetOutcome::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return;
+    }
+  }
+  context.reply.Ok();
 }
 
 void DebugProtocol(CommandContext& context) {
@@ -267,6 +332,15 @@ const DebugSubcommand kSubcommands[] = {
      3,
      DebugObject,
      {"OBJECT <key>", "    Show low level info about `key` and associated value."}},
+    {"populate",
+     3,
+     5,
+     DebugPopulate,
+     {"POPULATE <count> [<prefix>] [<size>]",
+      "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+      "    it is used instead of the 'key' prefix. These are not propagated to",
+      "    replicas. Cluster slots are not respected so keys not belonging to the",
+      "    current node can be created in cluster mode."}},
     {"protocol",
      3,
      3,

@@ -79,6 +79,7 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
                                              "ERROR",
                                              "LOG",
                                              "OBJECT",
+                                             "POPULATE",
                                              "PROTOCOL",
                                              "SET-ACTIVE-EXPIRE",
                                              "QUICKLIST-PACKED-THRESHOLD",
@@ -92,8 +93,82 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
             Status("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
   EXPECT_EQ(help.elements[9], Status("OBJECT <key>"));
   EXPECT_EQ(help.elements[10], Status("    Show low level info about `key` and associated value."));
-  EXPECT_EQ(help.elements[13], Status("    integer, double, bignum, null, array, set, map, attrib, "
+  EXPECT_EQ(help.elements[11], Status("POPULATE <count> [<prefix>] [<size>]"));
+  EXPECT_EQ(help.elements[18], Status("    integer, double, bignum, null, array, set, map, attrib, "
                                       "push, verbatim,"));
+}
+
+// DEBUG POPULATE, as redis-server 7.0.15 answers it.
+TEST_F(DebugTest, PopulateWritesNumberedStringKeys) {
+  EXPECT_EQ(Run({"debug", "populate", "3"}), Ok());
+  EXPECT_EQ(Run({"dbsize"}), Int(3));
+  EXPECT_EQ(Run({"mget", "key:0", "key:1", "key:2", "key:3"}),
+            Array({Bulk("value:0"), Bulk("value:1"), Bulk("value:2"), NilBulk()}));
+  EXPECT_EQ(Run({"object", "encoding", "key:2"}), Bulk("embstr"));
+  EXPECT_EQ(Run({"ttl", "key:0"}), Int(-1));
+  // Zero keys is fine; the count, the size and nothing else is checked as a positive long.
+  EXPECT_EQ(Run({"debug", "populate", "0"}), Ok());
+  for (const char* bad : {"-1", "abc", "9223372036854775808", "+1", " 1", "1.0", ""}) {
+    EXPECT_EQ(Run({"debug", "populate", bad}), Err("ERR value is out of range, must be positive"))
+        << bad;
+    EXPECT_EQ(Run({"debug", "populate", "1", "p", bad}),
+              Err("ERR value is out of range, must be positive"))
+        << bad;
+  }
+  EXPECT_EQ(Run({"dbsize"}), Int(3));
+}
+
+TEST_F(DebugTest, PopulateKeepsExistingKeysAndReplacesExpiredOnes) {
+  EXPECT_EQ(Run({"set", "key:1", "mine"}), Ok());
+  EXPECT_EQ(Run({"set", "key:2", "short-lived", "px", "10"}), Ok());
+  AdvanceMs(20);
+  EXPECT_EQ(Run({"debug", "populate", "3"}), Ok());
+  EXPECT_EQ(Run({"mget", "key:0", "key:1", "key:2"}),
+            Array({Bulk("value:0"), Bulk("mine"), Bulk("value:2")}));
+  EXPECT_EQ(Run({"ttl", "key:2"}), Int(-1));
+}
+
+TEST_F(DebugTest, PopulatePrefixAndSize) {
+  EXPECT_EQ(Run({"debug", "populate", "2", "p", "10"}), Ok());
+  EXPECT_EQ(Run({"get", "p:1"}), Bulk(std::string("value:1\0\0\0", 10)));
+  EXPECT_EQ(Run({"debug", "populate", "2", "q", "3"}), Ok());
+  EXPECT_EQ(Run({"mget", "q:0", "q:1"}), Array({Bulk("val"), Bulk("val")}));
+  // Size 0 means the plain value.
+  EXPECT_EQ(Run({"debug", "populate", "1", "r", "0"}), Ok());
+  EXPECT_EQ(Run({"get", "r:0"}), Bulk("value:0"));
+  // Encodings follow the size as for SET: 44 bytes embstr, 45 raw.
+  EXPECT_EQ(Run({"debug", "populate", "1", "t", "45"}), Ok());
+  EXPECT_EQ(Run({"object", "encoding", "t:0"}), Bulk("raw"));
+  EXPECT_EQ(Run({"debug", "populate", "1", "u", "44"}), Ok());
+  EXPECT_EQ(Run({"object", "encoding", "u:0"}), Bulk("embstr"));
+  // The prefix is read up to a NUL byte, and names are cut at 127 bytes, so a long prefix makes
+  // every number the same key: one key, the rest skipped as existing.
+  EXPECT_EQ(Run({"debug", "populate", "2", std::string("a\0b", 3)}), Ok());
+  EXPECT_EQ(Run({"exists", "a:0", "a:1"}), Int(2));
+  EXPECT_EQ(Run({"debug", "populate", "5", std::string(200, 'x')}), Ok());
+  EXPECT_EQ(Run({"exists", std::string(127, 'x')}), Int(1));
+  EXPECT_EQ(Run({"dbsize"}), Int(10));
+  EXPECT_EQ(Run({"debug", "populate", "1", "a", "2", "3"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'populate'. Try DEBUG "
+                "HELP."));
+}
+
+TEST_F(DebugTest, PopulateStopsAtARefusalWithAnError) {
+  // Redis would abort on a failed allocation; Keel stops, keeps what it wrote and says OOM.
+  env_.sim_memory().set_limit_bytes(env_.sim_memory().used_bytes() + 100000);
+  EXPECT_EQ(Run({"debug", "populate", "1000000", "k", "100"}),
+            Err("OOM command not allowed when used memory > 'maxmemory'."));
+  env_.sim_memory().set_limit_bytes(0);
+  const RespValue size = Run({"dbsize"});
+  EXPECT_GT(size.integer, 0);
+  EXPECT_LT(size.integer, 1000);
+  // A size past proto-max-bulk-len is refused before anything is written, as SETRANGE's is.
+  EXPECT_EQ(Run({"config", "set", "proto-max-bulk-len", "1mb"}), Ok());
+  EXPECT_EQ(Run({"debug", "populate", "1", "big", "1048577"}),
+            Err("ERR string exceeds maximum allowed size (proto-max-bulk-len)"));
+  EXPECT_EQ(Run({"exists", "big:0"}), Int(0));
+  EXPECT_EQ(Run({"debug", "populate", "1", "big", "1048576"}), Ok());
+  EXPECT_EQ(Run({"strlen", "big:0"}), Int(1048576));
 }
 
 // The fields of a DEBUG OBJECT line after "Value at:<address> ", which varies.

@@ -409,19 +409,6 @@ void MsetGeneric(CommandContext& context, bool nx) {
 void CmdMset(CommandContext& context) { MsetGeneric(context, false); }
 void CmdMsetnx(CommandContext& context) { MsetGeneric(context, true); }
 
-// Redis's checkStringLength: a string may not grow past proto-max-bulk-len. Keel's entries hold
-// at most UINT32_MAX bytes, so that is the limit when proto-max-bulk-len is set higher (the same
-// error then names a limit that is not the configured one: see the test next to it).
-bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append) {
-  const uint64_t configured = static_cast<uint64_t>(context.engine.settings().proto_max_bulk_len);
-  const uint64_t limit = std::min<uint64_t>(configured, UINT32_MAX);
-  if (size > limit || append > limit - size) {
-    context.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
-    return false;
-  }
-  return true;
-}
-
 // APPEND key value. A new key is stored as SET stores it (int, embstr or raw); appending to an
 // existing string leaves it raw, as Redis's in-place edit does, even when nothing is appended.
 void CmdAppend(CommandContext& context) {

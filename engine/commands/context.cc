@@ -1,6 +1,8 @@
 #include "engine/commands/context.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include "engine/base/numbers.h"
 
@@ -54,6 +56,16 @@ bool ParseIntArg(CommandContext& context, std::string_view text, std::string_vie
     return false;
   }
   *value = static_cast<int>(number);
+  return true;
+}
+
+bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append) {
+  const uint64_t configured = static_cast<uint64_t>(context.engine.settings().proto_max_bulk_len);
+  const uint64_t limit = std::min<uint64_t>(configured, UINT32_MAX);
+  if (size > limit || append > limit - size) {
+    context.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+    return false;
+  }
   return true;
 }
 

@@ -77,6 +77,12 @@ bool ParseIntArg(CommandContext& context, std::string_view text, std::string_vie
 // "ERR DB index is out of range".
 bool ParseDbIndexArg(CommandContext& context, std::string_view text, int* index);
 
+// Redis's checkStringLength: a string of `size` bytes may not grow by `append` past
+// proto-max-bulk-len. Keel's entries hold at most UINT32_MAX bytes, so that is the limit when
+// proto-max-bulk-len is set higher (the same error then names a limit that is not the configured
+// one). Replies with the error and returns false when it would.
+bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append);
+
 // Option matching as Redis's C code compares: the argument up to its first NUL byte, any case.
 bool OptionIs(std::string_view arg, std::string_view option);
 
