@@ -430,23 +430,15 @@ void CmdAppend(CommandContext& context) {
     context.reply.Error(errors::kWrongType);
     return;
   }
-  const std::string_view head = existing->value();
-  if (!CheckStringLength(context, head.size(), tail.size())) return;
-  // The value is rebuilt whole and stored anew: O(length) per APPEND where Redis's is amortised
-  // O(1), until the keyspace can grow a value in place.
-  ScratchBuffer joined(context.engine.memory());
-  if (!joined.Allocate(head.size() + tail.size())) {
+  const size_t head_size = existing->value_size();
+  if (!CheckStringLength(context, head_size, tail.size())) return;
+  // In place while the entry has room (Database::WriteStringRange): amortised O(1) per byte.
+  Entry* appended = db.WriteStringRange(existing, hash, head_size, tail);
+  if (appended == nullptr) {
     context.reply.Error(errors::kOom);
     return;
   }
-  if (!head.empty()) std::memcpy(joined.data(), head.data(), head.size());
-  if (!tail.empty()) std::memcpy(joined.data() + head.size(), tail.data(), tail.size());
-  if (db.SetString(key, hash, joined.view(), existing->expire_at_ms(), ObjectEncoding::kRaw) ==
-      Database::SetOutcome::kOutOfMemory) {
-    context.reply.Error(errors::kOom);
-    return;
-  }
-  context.reply.Integer(static_cast<int64_t>(joined.size()));
+  context.reply.Integer(static_cast<int64_t>(appended->value_size()));
 }
 
 void CmdStrlen(CommandContext& context) {
@@ -521,27 +513,32 @@ void CmdSetrange(CommandContext& context) {
     context.reply.Error(errors::kWrongType);
     return;
   }
-  const std::string_view old_value = existing != nullptr ? existing->value() : std::string_view();
+  const size_t old_size = existing != nullptr ? existing->value_size() : 0;
   if (patch.empty()) {
-    context.reply.Integer(static_cast<int64_t>(old_value.size()));
+    context.reply.Integer(static_cast<int64_t>(old_size));
     return;
   }
   if (!CheckStringLength(context, static_cast<uint64_t>(offset), patch.size())) return;
   const size_t patch_at = static_cast<size_t>(offset);
-  const size_t new_size = std::max(old_value.size(), patch_at + patch.size());
-  // Rebuilt whole, as APPEND is (see there).
-  ScratchBuffer rebuilt(context.engine.memory());
-  if (!rebuilt.Allocate(new_size)) {
+  if (existing != nullptr) {
+    Entry* patched = db.WriteStringRange(existing, hash, patch_at, patch);
+    if (patched == nullptr) {
+      context.reply.Error(errors::kOom);
+      return;
+    }
+    context.reply.Integer(static_cast<int64_t>(patched->value_size()));
+    return;
+  }
+  // A new key is exactly as long as it must be, as Redis creates it (no room to spare).
+  const size_t new_size = patch_at + patch.size();
+  ScratchBuffer created(context.engine.memory());
+  if (!created.Allocate(new_size)) {
     context.reply.Error(errors::kOom);
     return;
   }
-  char* out = rebuilt.data();
-  if (!old_value.empty()) std::memcpy(out, old_value.data(), old_value.size());
-  if (patch_at > old_value.size())
-    std::memset(out + old_value.size(), 0, patch_at - old_value.size());
-  std::memcpy(out + patch_at, patch.data(), patch.size());
-  const int64_t expire_at_ms = existing != nullptr ? existing->expire_at_ms() : kNoExpiry;
-  if (db.SetString(key, hash, rebuilt.view(), expire_at_ms, ObjectEncoding::kRaw) ==
+  std::memset(created.data(), 0, patch_at);
+  std::memcpy(created.data() + patch_at, patch.data(), patch.size());
+  if (db.SetString(key, hash, created.view(), kNoExpiry, ObjectEncoding::kRaw) ==
       Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;

@@ -447,6 +447,38 @@ TEST_F(StringCommandsTest, AppendCreatesOrExtendsAndLeavesRaw) {
   EXPECT_EQ(Run({"get", "k"}), Bulk("1234" + binary));
 }
 
+// A value built by many appends: every step right, and the memory held stays within the doubling
+// bound (the entry grows in place into the room its last move left, as an sds string does).
+TEST_F(StringCommandsTest, ManyAppendsBuildTheValueWithBoundedSlack) {
+  ASSERT_EQ(Run({"set", "log", "start"}), Ok());
+  ASSERT_EQ(Run({"expire", "log", "100"}), Int(1));
+  std::string expected = "start";
+  for (int i = 0; i < 3000; i++) {
+    const std::string line = "line " + std::to_string(i) + "\n";
+    expected += line;
+    ASSERT_EQ(Run({"append", "log", line}), Int(static_cast<int64_t>(expected.size())));
+  }
+  EXPECT_EQ(Run({"get", "log"}), Bulk(expected));
+  EXPECT_EQ(EncodingOf("log"), "raw");
+  EXPECT_EQ(Run({"ttl", "log"}), Int(100));
+  EXPECT_EQ(Run({"getrange", "log", "0", "9"}), Bulk("startline "));
+  const size_t keyspace_bytes = engine_->memory().used_bytes(MemoryUse::kKeyspace);
+  EXPECT_GE(keyspace_bytes, expected.size());
+  EXPECT_LE(keyspace_bytes, 2 * expected.size() + 4096);
+  // SETRANGE inside the value and past its end goes through the same entry.
+  EXPECT_EQ(Run({"setrange", "log", "0", "START"}), Int(static_cast<int64_t>(expected.size())));
+  EXPECT_EQ(Run({"setrange", "log", std::to_string(expected.size() + 2), "!"}),
+            Int(static_cast<int64_t>(expected.size() + 3)));
+  expected.replace(0, 5, "START");
+  expected += std::string("\0\0!", 3);
+  EXPECT_EQ(Run({"get", "log"}), Bulk(expected));
+  // COPY and SET give exact, ordinary values again.
+  EXPECT_EQ(Run({"copy", "log", "copy"}), Int(1));
+  EXPECT_EQ(Run({"get", "copy"}), Bulk(expected));
+  EXPECT_EQ(Run({"set", "log", "x"}), Ok());
+  EXPECT_EQ(EncodingOf("log"), "embstr");
+}
+
 TEST_F(StringCommandsTest, AppendKeepsTheExpiry) {
   EXPECT_EQ(Run({"set", "k", "a", "px", "100"}), Ok());
   EXPECT_EQ(Run({"append", "k", "b"}), Int(2));

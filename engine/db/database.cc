@@ -1,5 +1,6 @@
 #include "engine/db/database.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/base/assert.h"
@@ -82,6 +83,18 @@ Entry* Database::NewEntry(ValueType type, ObjectEncoding encoding, std::string_v
   return entry;
 }
 
+Entry* Database::NewGrowableEntry(std::string_view key, size_t value_size, size_t capacity,
+                                  int64_t expire_at_ms) {
+  KEEL_ASSERT(key.size() <= UINT32_MAX);
+  KEEL_ASSERT(value_size <= capacity && capacity <= Entry::kGrowableValueBytesMax);
+  const size_t bytes = Entry::GrowableBytesFor(key.size(), capacity, expire_at_ms != kNoExpiry);
+  void* block = slab_.Allocate(bytes);
+  if (block == nullptr) return nullptr;
+  Entry* entry = Entry::CreateGrowable(block, key, value_size, capacity, expire_at_ms);
+  entry->set_access_clock(clock_.Initial());
+  return entry;
+}
+
 void Database::FreeEntry(Entry* entry) {
   if (entry == last_found_) last_found_ = nullptr;
   slab_.Deallocate(entry, entry->allocation_bytes());
@@ -138,14 +151,17 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
   }
   Entry* old = Find(key, hash);
   const bool has_expiry = expire_at_ms != kNoExpiry;
-  if (old != nullptr && old->type() == ValueType::kString && old->value_size() == value.size() &&
+  if (old != nullptr && old->type() == ValueType::kString && !old->growable() &&
       old->has_expiry() == has_expiry) {
-    // Same shape: overwrite in place, the common case for counters and fixed-size values.
-    if (!value.empty()) std::memcpy(old->value_data(), value.data(), value.size());
-    old->set_encoding(encoding);
-    if (has_expiry) old->set_expire_at_ms(expire_at_ms);
-    old->set_access_clock(clock_.Initial());
-    return SetOutcome::kReplaced;
+    const std::span<char> current = old->mutable_value();
+    if (current.size() == value.size()) {
+      // Same shape: overwrite in place, the common case for counters and fixed-size values.
+      if (!value.empty()) std::memcpy(current.data(), value.data(), value.size());
+      old->set_encoding(encoding);
+      if (has_expiry) old->set_expire_at_ms(expire_at_ms);
+      old->set_access_clock(clock_.Initial());
+      return SetOutcome::kReplaced;
+    }
   }
   Entry* entry = NewEntry(ValueType::kString, encoding, key, value.size(), expire_at_ms);
   if (entry == nullptr) return SetOutcome::kOutOfMemory;
@@ -187,7 +203,9 @@ Entry* Database::StoreCopy(std::string_view key, uint64_t hash, const Entry& sou
   Entry* old = TableFor(hash).Find(key, hash);
   KEEL_ASSERT(old != &source);
   const std::string_view value = source.value();
-  Entry* entry = NewEntry(source.type(), source.encoding(), key, value.size(), expire_at_ms);
+  // A copy is exact, as Redis's dupStringObject is: a growable string's spare stays behind.
+  const ObjectEncoding encoding = source.growable() ? ObjectEncoding::kRaw : source.encoding();
+  Entry* entry = NewEntry(source.type(), encoding, key, value.size(), expire_at_ms);
   if (entry == nullptr) return nullptr;
   if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
   entry->set_access_clock(source.access_clock());
@@ -212,11 +230,63 @@ Entry* Database::SetExpiry(Entry* entry, int64_t expire_at_ms) {
   // Adding or removing the expiry changes the entry's size: copy it into a new block.
   const std::string_view key = entry->key();
   const std::string_view value = entry->value();
-  Entry* moved = NewEntry(entry->type(), entry->encoding(), key, value.size(), expire_at_ms);
+  // A growable string keeps its spare: EXPIRE between appends must not cost a shrink and regrow.
+  Entry* moved = entry->growable()
+                     ? NewGrowableEntry(key, value.size(), entry->value_capacity(), expire_at_ms)
+                     : NewEntry(entry->type(), entry->encoding(), key, value.size(), expire_at_ms);
   if (moved == nullptr) return nullptr;
   if (!value.empty()) std::memcpy(moved->value_data(), value.data(), value.size());
   moved->set_access_clock(entry->access_clock());
   ReplaceEntry(entry, Hash(key), moved);
+  return moved;
+}
+
+namespace {
+
+// Redis's sdsMakeRoomFor greedy policy: double below SDS_MAX_PREALLOC (1 MiB), else 1 MiB more;
+// never past what a value may hold.
+size_t GrowthCapacity(size_t needed) {
+  constexpr size_t kPreallocMax = 1024 * 1024;
+  const size_t greedy = needed < kPreallocMax ? needed * 2 : needed + kPreallocMax;
+  return std::max(needed, std::min<size_t>(greedy, UINT32_MAX));
+}
+
+}  // namespace
+
+Entry* Database::WriteStringRange(Entry* entry, uint64_t hash, size_t offset,
+                                  std::string_view patch) {
+  KEEL_DASSERT(hash == Hash(entry->key()));
+  KEEL_DASSERT(entry->type() == ValueType::kString);
+  KEEL_ASSERT(offset <= UINT32_MAX && patch.size() <= UINT32_MAX - offset);
+  const size_t old_size = entry->value_size();
+  const size_t new_size = std::max(old_size, offset + patch.size());
+  // Redis gives an int or embstr value a new raw object (dbUnshareStringValue), whose clock
+  // starts afresh; a raw one is edited where it is.
+  const bool keeps_clock = entry->encoding() == ObjectEncoding::kRaw || entry->growable();
+  if (new_size == old_size || (entry->growable() && new_size <= entry->value_capacity())) {
+    char* value = entry->value_data();
+    if (offset > old_size) std::memset(value + old_size, 0, offset - old_size);
+    if (!patch.empty()) std::memcpy(value + offset, patch.data(), patch.size());
+    if (new_size != old_size) entry->set_value_size(new_size);
+    if (!entry->growable()) entry->set_encoding(ObjectEncoding::kRaw);
+    if (!keeps_clock) entry->set_access_clock(clock_.Initial());
+    return entry;
+  }
+  // Room to spare if it can be had, else exactly what is needed.
+  const std::string_view key = entry->key();
+  const int64_t expire_at_ms = entry->expire_at_ms();
+  Entry* moved = NewGrowableEntry(key, new_size, GrowthCapacity(new_size), expire_at_ms);
+  if (moved == nullptr) moved = NewGrowableEntry(key, new_size, new_size, expire_at_ms);
+  if (moved == nullptr) return nullptr;
+  char* value = moved->value_data();
+  const size_t kept = std::min(old_size, offset);
+  if (kept > 0) std::memcpy(value, entry->value().data(), kept);
+  if (offset > old_size) std::memset(value + old_size, 0, offset - old_size);
+  if (!patch.empty()) std::memcpy(value + offset, patch.data(), patch.size());
+  // It grew, so the patch reaches past the old end: nothing of the old value follows it.
+  KEEL_DASSERT(offset + patch.size() == new_size);
+  if (keeps_clock) moved->set_access_clock(entry->access_clock());
+  ReplaceEntry(entry, hash, moved);
   return moved;
 }
 

@@ -90,6 +90,17 @@ class Database {
   // replaced, so on nullptr (memory refused) nothing changed.
   Entry* StoreCopy(std::string_view key, uint64_t hash, const Entry& source, int64_t expire_at_ms);
 
+  // SETRANGE's and APPEND's edit of the string `entry` (this database's entry for a key whose
+  // hash is `hash`): writes `patch` at `offset`, zero-filling any gap after the old end, and
+  // leaves the value raw, with its expiry and, for a raw value, its access clock (an int or
+  // embstr value becomes a new raw object in Redis, with a new clock). A value that does not
+  // grow is edited in place. One that grows moves to a growable block with room to spare, as
+  // Redis's sdsMakeRoomFor gives an sds string (twice the new size below 1 MiB, 1 MiB more
+  // above), and grows in place while that room lasts: appending costs amortised O(1) per byte.
+  // Returns the entry, which may have moved, or nullptr when memory is refused (then nothing
+  // changed). offset + patch.size() must be at most UINT32_MAX.
+  Entry* WriteStringRange(Entry* entry, uint64_t hash, size_t offset, std::string_view patch);
+
   // Sets or clears (kNoExpiry) the expiry of `entry`, which belongs to this database. Returns the
   // entry, which may have moved (adding or removing an expiry changes its size), or nullptr when
   // memory is refused (then nothing changed).
@@ -142,6 +153,8 @@ class Database {
   }
   Entry* NewEntry(ValueType type, ObjectEncoding encoding, std::string_view key, size_t value_size,
                   int64_t expire_at_ms);
+  Entry* NewGrowableEntry(std::string_view key, size_t value_size, size_t capacity,
+                          int64_t expire_at_ms);
   void FreeEntry(Entry* entry);
   void TrackExpiry(Entry* entry);
   void UntrackExpiry(Entry* entry);

@@ -109,6 +109,104 @@ TEST(DatabaseTest, EntriesCostWhatTheLayoutSays) {
   EXPECT_EQ(h.slab_.live_bytes(), 88u);
 }
 
+// APPEND's and SETRANGE's edit (WriteStringRange): growth moves a string to a growable block with
+// room to spare, later growth within that room happens in place.
+TEST(DatabaseTest, WriteStringRangeGrowsWithRoomToSpareAndThenInPlace) {
+  DatabaseHarness h;
+  ASSERT_EQ(h.db_.SetString("k", "abc", 1700000000000), Database::SetOutcome::kInserted);
+  Entry* entry = h.db_.Find("k");
+  entry = h.db_.WriteStringRange(entry, h.db_.Hash("k"), 3, "defg");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->value(), "abcdefg");
+  EXPECT_TRUE(entry->growable());
+  EXPECT_EQ(ObjectEncodingName(entry->encoding()), "raw");
+  EXPECT_EQ(entry->value_capacity(), 14u);  // twice the new size, as sdsMakeRoomFor
+  EXPECT_EQ(entry->expire_at_ms(), 1700000000000);
+  EXPECT_EQ(entry->key(), "k");
+  EXPECT_EQ(h.db_.Find("k"), entry);
+  EXPECT_EQ(h.slab_.live_bytes(),
+            SlabAllocator::RoundedBytes(Entry::GrowableBytesFor(1, 14, true)));
+  // Within the room: the same block.
+  Entry* same = h.db_.WriteStringRange(entry, h.db_.Hash("k"), 7, "hijklmn");
+  EXPECT_EQ(same, entry);
+  EXPECT_EQ(same->value(), "abcdefghijklmn");
+  // Past it, with a gap: zero-filled, moved, room again.
+  Entry* moved = h.db_.WriteStringRange(same, h.db_.Hash("k"), 16, "xy");
+  ASSERT_NE(moved, nullptr);
+  EXPECT_EQ(moved->value(), std::string("abcdefghijklmn\0\0xy", 18));
+  EXPECT_EQ(moved->value_capacity(), 36u);
+  // An overwrite inside the value never moves it.
+  EXPECT_EQ(h.db_.WriteStringRange(moved, h.db_.Hash("k"), 0, "AB"), moved);
+  EXPECT_EQ(moved->value().substr(0, 4), "ABcd");
+  EXPECT_TRUE(h.db_.CheckInvariants());
+  EXPECT_EQ(h.db_.expires_count(), 1u);
+  EXPECT_EQ(h.slab_.live_bytes(),
+            SlabAllocator::RoundedBytes(Entry::GrowableBytesFor(1, 36, true)));
+}
+
+TEST(DatabaseTest, WriteStringRangeMakesSmallValuesRawAndKeepsTheirBlockWhenTheyDoNotGrow) {
+  DatabaseHarness h;
+  ASSERT_EQ(h.db_.SetString("n", "12345", kNoExpiry), Database::SetOutcome::kInserted);
+  Entry* entry = h.db_.Find("n");
+  EXPECT_EQ(entry->encoding(), ObjectEncoding::kInt);
+  EXPECT_EQ(h.db_.WriteStringRange(entry, h.db_.Hash("n"), 1, "x"), entry);
+  EXPECT_EQ(entry->value(), "1x345");
+  EXPECT_EQ(entry->encoding(), ObjectEncoding::kRaw);
+  EXPECT_FALSE(entry->growable());
+  EXPECT_EQ(h.db_.WriteStringRange(entry, h.db_.Hash("n"), 5, ""), entry);  // APPEND of ""
+  EXPECT_EQ(entry->value(), "1x345");
+}
+
+TEST(DatabaseTest, GrowableStringsThroughSetExpiryCopyAndSet) {
+  DatabaseHarness h;
+  ASSERT_EQ(h.db_.SetString("g", "ab", kNoExpiry), Database::SetOutcome::kInserted);
+  Entry* entry = h.db_.WriteStringRange(h.db_.Find("g"), h.db_.Hash("g"), 2, "cd");
+  ASSERT_TRUE(entry->growable());
+  // An expiry keeps the room; removing it too.
+  entry = h.db_.SetExpiry(entry, 1700000000000);
+  ASSERT_NE(entry, nullptr);
+  EXPECT_TRUE(entry->growable());
+  EXPECT_EQ(entry->value_capacity(), 8u);
+  EXPECT_EQ(entry->value(), "abcd");
+  EXPECT_EQ(h.db_.expires_count(), 1u);
+  entry = h.db_.SetExpiry(entry, kNoExpiry);
+  EXPECT_EQ(entry->value_capacity(), 8u);
+  EXPECT_EQ(h.db_.expires_count(), 0u);
+  // A copy is exact and raw.
+  Entry* copy = h.db_.StoreCopy("c", h.db_.Hash("c"), *entry, kNoExpiry);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_FALSE(copy->growable());
+  EXPECT_EQ(copy->encoding(), ObjectEncoding::kRaw);
+  EXPECT_EQ(copy->value(), "abcd");
+  // SET of the same size replaces the block (never an in-place overwrite of a growable entry).
+  ASSERT_EQ(h.db_.SetString("g", "wxyz", kNoExpiry), Database::SetOutcome::kReplaced);
+  EXPECT_FALSE(h.db_.Find("g")->growable());
+  EXPECT_EQ(h.db_.Find("g")->encoding(), ObjectEncoding::kEmbstr);
+  EXPECT_EQ(h.db_.Find("g")->value(), "wxyz");
+  EXPECT_TRUE(h.db_.CheckInvariants());
+  h.db_.Clear();
+  EXPECT_EQ(h.slab_.live_bytes(), 0u);
+}
+
+TEST(DatabaseTest, WriteStringRangeRefusedChangesNothingAndFallsBackToAnExactBlock) {
+  DatabaseHarness h;
+  const std::string big(3000, 'a');  // past the slab: blocks come from the environment
+  ASSERT_EQ(h.db_.SetString("k", big, kNoExpiry), Database::SetOutcome::kInserted);
+  Entry* entry = h.db_.Find("k");
+  // Room for the exact size but not for twice it: the exact block is taken.
+  h.env_.sim_memory().set_limit_bytes(h.env_.sim_memory().used_bytes() + 3200);
+  Entry* grown = h.db_.WriteStringRange(entry, h.db_.Hash("k"), 3000, "b");
+  ASSERT_NE(grown, nullptr);
+  EXPECT_EQ(grown->value_capacity(), 3001u);
+  EXPECT_EQ(grown->value(), big + "b");
+  // No room at all: nothing changes.
+  h.env_.sim_memory().set_limit_bytes(h.env_.sim_memory().used_bytes());
+  EXPECT_EQ(h.db_.WriteStringRange(grown, h.db_.Hash("k"), 3001, "c"), nullptr);
+  EXPECT_EQ(h.db_.Find("k"), grown);
+  EXPECT_EQ(grown->value(), big + "b");
+  EXPECT_TRUE(h.db_.CheckInvariants());
+}
+
 TEST(DatabaseTest, RefusedMemoryChangesNothing) {
   DatabaseHarness h;
   for (int i = 0; i < 100; i++)

@@ -4,20 +4,30 @@
 //   byte 0      type (3 bits) | encoding (4 bits) | has-expiry (1 bit)
 //   bytes 1-3   access clock: Redis's 24-bit LRU clock, or LFU decrement time and counter
 //   varint      key size
-//   varint      value size
+//   varint      value size (always 5 bytes when growable)
+//   [varint     capacity                      ] only when growable
 //   [8 bytes    expiry, absolute Unix ms      ] only with has-expiry
 //   [4 bytes    index in the volatile-key list] only with has-expiry
-//   key bytes, value bytes
+//   key bytes, value bytes, [spare bytes up to the capacity: only when growable]
 // A 16-byte key with a 64-byte value takes 86 bytes (an 88-byte slab block). Strings live inline;
-// later value types keep a pointer to their structure in the value bytes. The size of an entry
-// is fixed once written: changing the value's size or adding/removing the expiry means a new
+// later value types keep a pointer to their structure in the value bytes. The size of a block is
+// fixed once written: adding/removing the expiry, or a value outgrowing its block, means a new
 // block (Database does that and keeps the table pointing at it).
+//
+// A growable entry (encoding kRawGrowable) is a raw string that APPEND or SETRANGE grew: like an
+// sds string after Redis's sdsMakeRoomFor, its block has spare bytes after the value, so the
+// next appends write in place and a string built by appends costs amortised O(1) per byte
+// instead of a copy of the whole value per append. Its value size is written as a 5-byte
+// (padded) varint, so that changing it never moves the key and value bytes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string_view>
+
+#include "engine/base/assert.h"
 
 namespace keel {
 
@@ -44,6 +54,9 @@ enum class ObjectEncoding : uint8_t {
   kSkiplist,
   kStream,
   kIntShared,
+  // A raw string with spare capacity after it (see the layout above). OBJECT ENCODING says "raw":
+  // the spare is how Keel stores an appended-to string, not something Redis clients can see.
+  kRawGrowable,
 };
 
 // The name OBJECT ENCODING replies with.
@@ -79,18 +92,32 @@ class Entry {
     return kFixedBytes + VarintBytes(key_size) + VarintBytes(value_size) +
            (has_expiry ? kExpiryBytes : 0) + key_size + value_size;
   }
+  // Bytes a growable entry (kRawGrowable) with room for `capacity` value bytes occupies.
+  static size_t GrowableBytesFor(size_t key_size, size_t capacity, bool has_expiry) {
+    return kFixedBytes + VarintBytes(key_size) + kPaddedVarintBytes + VarintBytes(capacity) +
+           (has_expiry ? kExpiryBytes : 0) + key_size + capacity;
+  }
+  // The most value bytes a growable entry can hold (its size field's padded varint).
+  static constexpr size_t kGrowableValueBytesMax = (size_t{1} << 35) - 1;
 
   // Writes an entry into `block` (BytesFor(key.size(), value_size, expire_at_ms != kNoExpiry)
   // bytes). The value bytes are left for the caller to fill; the access clock starts at 0.
   static Entry* Create(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,
                        size_t value_size, int64_t expire_at_ms);
+  // The same for a growable string: `block` has GrowableBytesFor(key.size(), capacity, ...)
+  // bytes and capacity >= value_size.
+  static Entry* CreateGrowable(void* block, std::string_view key, size_t value_size,
+                               size_t capacity, int64_t expire_at_ms);
 
   ValueType type() const { return static_cast<ValueType>(bytes_[0] & 0x07); }
   ObjectEncoding encoding() const { return static_cast<ObjectEncoding>((bytes_[0] >> 3) & 0x0f); }
+  // Within the same layout: an entry never becomes growable or stops being one in place.
   void set_encoding(ObjectEncoding encoding) {
+    KEEL_DASSERT((encoding == ObjectEncoding::kRawGrowable) == growable());
     bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0x87) | (static_cast<int>(encoding) << 3));
   }
   bool has_expiry() const { return (bytes_[0] & 0x80) != 0; }
+  bool growable() const { return encoding() == ObjectEncoding::kRawGrowable; }
   // Tests of WRONGTYPE paths plant a value of another type before that type has commands.
   void SetTypeForTesting(ValueType type) {
     bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0xf8) | static_cast<int>(type));
@@ -117,12 +144,26 @@ class Entry {
     return {reinterpret_cast<const char*>(data()) + layout.key_offset + layout.key_size,
             layout.value_size};
   }
+  // The value bytes, writable, found with one decode of the layout (SET's in-place overwrite).
+  std::span<char> mutable_value() {
+    const Layout layout = Decode();
+    return {reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size,
+            layout.value_size};
+  }
   char* value_data() {
     const Layout layout = Decode();
     return reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size;
   }
   size_t key_size() const { return Decode().key_size; }
   size_t value_size() const { return Decode().value_size; }
+  // The value bytes the block has room for: value_size() unless growable.
+  size_t value_capacity() const { return Decode().capacity; }
+  // Changes the value size of a growable entry, within its capacity. The bytes are the caller's.
+  void set_value_size(size_t value_size) {
+    const Layout layout = Decode();
+    KEEL_DASSERT(growable() && value_size <= layout.capacity);
+    WritePaddedVarint(data() + kFixedBytes + VarintBytes(layout.key_size), value_size);
+  }
 
   // The expiry (absolute Unix ms), or kNoExpiry.
   int64_t expire_at_ms() const {
@@ -147,16 +188,18 @@ class Entry {
 
   size_t allocation_bytes() const {
     const Layout layout = Decode();
-    return layout.key_offset + layout.key_size + layout.value_size;
+    return layout.key_offset + layout.key_size + layout.capacity;
   }
 
  private:
   static constexpr size_t kFixedBytes = 4;
   static constexpr size_t kExpiryBytes = 12;
+  static constexpr size_t kPaddedVarintBytes = 5;
 
   struct Layout {
     size_t key_size;
     size_t value_size;
+    size_t capacity;
     size_t expiry_offset;
     size_t key_offset;
   };
@@ -194,12 +237,23 @@ class Entry {
     p[i++] = static_cast<unsigned char>(value);
     return i;
   }
+  // A varint of exactly kPaddedVarintBytes bytes (continuation bits on the first four), which
+  // ReadVarint reads like any other.
+  static void WritePaddedVarint(unsigned char* p, size_t value) {
+    for (size_t i = 0; i + 1 < kPaddedVarintBytes; i++) {
+      p[i] = static_cast<unsigned char>(value | 0x80);
+      value >>= 7;
+    }
+    p[kPaddedVarintBytes - 1] = static_cast<unsigned char>(value);
+  }
 
   Layout Decode() const {
     Layout layout;
     size_t offset = kFixedBytes;
     offset += ReadVarint(data() + offset, &layout.key_size);
     offset += ReadVarint(data() + offset, &layout.value_size);
+    layout.capacity = layout.value_size;
+    if (growable()) offset += ReadVarint(data() + offset, &layout.capacity);
     layout.expiry_offset = offset;
     layout.key_offset = offset + (has_expiry() ? kExpiryBytes : 0);
     return layout;

@@ -185,4 +185,11 @@ MUTATIONS = [
         "find": "      if (table[(i - 1) * width + j] > table[i * width + j - 1]) {",
         "replace": "      if (table[(i - 1) * width + j] >= table[i * width + j - 1]) {",
     },
+    {
+        "name": "in-place-append-keeps-old-size",
+        "why": "an APPEND into a growable string's spare room writes the bytes but not the new size",
+        "file": "engine/db/database.cc",
+        "find": "    if (new_size != old_size) entry->set_value_size(new_size);\n",
+        "replace": "",
+    },
 ]

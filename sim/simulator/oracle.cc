@@ -18,6 +18,7 @@ std::string_view EncodingOf(const Entry& entry) {
     case ObjectEncoding::kEmbstr:
       return model::EncodingName(model::Encoding::kEmbstr);
     case ObjectEncoding::kRaw:
+    case ObjectEncoding::kRawGrowable:
       return model::EncodingName(model::Encoding::kRaw);
     default:
       return "?";
