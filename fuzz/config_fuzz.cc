@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,16 @@ void ConfigOneInput(const uint8_t* data, size_t size) {
     // refuses that in redis-server as in Keel (config_test.cc pins both). Seconds are never
     // negative, so " -" marks exactly this case.
     if (param.name == "save" && value.find(" -") != std::string::npos) continue;
+    // A quoted bind address with a space in it ("bind 1.2.3.4 \"a b\"") loads, and CONFIG GET
+    // joins the addresses with spaces, so CONFIG SET reads more addresses than were loaded (past
+    // 16, "Too many bind addresses"): redis-server does the same, then exits when it cannot
+    // listen on such an address, as keel-server does.
+    if (param.name == "bind" &&
+        std::any_of(
+            config.values().bind.begin(), config.values().bind.end(),
+            [](const std::string& address) { return address.find(' ') != std::string::npos; })) {
+      continue;
+    }
     std::string message;
     const bool accepted = copy.SetFromCommand(param, value, &message);
     if (!accepted) {
