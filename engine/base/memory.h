@@ -42,13 +42,8 @@ class MemoryAccountant {
   // Allocate, zero-filled (MemoryResource::AllocateZeroed): for large tables.
   void* AllocateZeroed(size_t bytes, MemoryUse use) {
     KEEL_DASSERT(bytes > 0);
-    void* pointer = resource_.AllocateZeroed(bytes);
-    if (pointer == nullptr) {
-      refused_count_++;
-      return nullptr;
-    }
-    held_bytes_ += bytes;
-    NoteUsed(use, static_cast<int64_t>(bytes));
+    void* pointer = CountHeld(resource_.AllocateZeroed(bytes), bytes);
+    if (pointer != nullptr) NoteUsed(use, static_cast<int64_t>(bytes));
     return pointer;
   }
 
@@ -64,13 +59,7 @@ class MemoryAccountant {
   // jemalloc keeps its pages.
   void* AllocateHeld(size_t bytes) {
     KEEL_DASSERT(bytes > 0);
-    void* pointer = resource_.Allocate(bytes);
-    if (pointer == nullptr) {
-      refused_count_++;
-      return nullptr;
-    }
-    held_bytes_ += bytes;
-    return pointer;
+    return CountHeld(resource_.Allocate(bytes), bytes);
   }
   void DeallocateHeld(void* pointer, size_t bytes) {
     KEEL_DASSERT(pointer != nullptr);
@@ -98,6 +87,16 @@ class MemoryAccountant {
   MemoryResource& resource() { return resource_; }
 
  private:
+  // Counts a block the environment handed out as held, or a refusal (nullptr), and passes it on.
+  void* CountHeld(void* pointer, size_t bytes) {
+    if (pointer == nullptr) {
+      refused_count_++;
+      return nullptr;
+    }
+    held_bytes_ += bytes;
+    return pointer;
+  }
+
   MemoryResource& resource_;
   std::array<size_t, static_cast<size_t>(MemoryUse::kCount)> used_bytes_{};
   size_t held_bytes_ = 0;

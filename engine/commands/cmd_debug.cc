@@ -9,6 +9,7 @@
 // that may not report events (capacity 0). The real environment sleeps; the simulator moves its
 // virtual clock, so the server serves nobody for the duration, the sleeping command's duration
 // (slow log, latency monitor, INFO) includes the sleep, and no thread blocks.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -50,6 +50,19 @@ std::string_view ValueTypeName(ValueType type) {
 
 Entry* Entry::Create(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,
                      size_t value_size, int64_t expire_at_ms) {
+  KEEL_DASSERT(encoding != ObjectEncoding::kRawGrowable);
+  return Write(block, type, encoding, key, value_size, value_size, expire_at_ms);
+}
+
+Entry* Entry::CreateGrowable(void* block, std::string_view key, size_t value_size, size_t capacity,
+                             int64_t expire_at_ms) {
+  KEEL_DASSERT(value_size <= capacity && capacity <= kGrowableValueBytesMax);
+  return Write(block, ValueType::kString, ObjectEncoding::kRawGrowable, key, value_size, capacity,
+               expire_at_ms);
+}
+
+Entry* Entry::Write(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,
+                    size_t value_size, size_t capacity, int64_t expire_at_ms) {
   auto* entry = static_cast<Entry*>(block);
   unsigned char* p = entry->data();
   const bool has_expiry = expire_at_ms != kNoExpiry;
@@ -58,31 +71,13 @@ Entry* Entry::Create(void* block, ValueType type, ObjectEncoding encoding, std::
   p[1] = p[2] = p[3] = 0;
   size_t offset = kFixedBytes;
   offset += WriteVarint(p + offset, key.size());
-  offset += WriteVarint(p + offset, value_size);
-  if (has_expiry) {
-    std::memcpy(p + offset, &expire_at_ms, sizeof(expire_at_ms));
-    std::memset(p + offset + 8, 0, 4);
-    offset += kExpiryBytes;
+  if (encoding == ObjectEncoding::kRawGrowable) {
+    WritePaddedVarint(p + offset, value_size);
+    offset += kPaddedVarintBytes;
+    offset += WriteVarint(p + offset, capacity);
+  } else {
+    offset += WriteVarint(p + offset, value_size);
   }
-  if (!key.empty()) std::memcpy(p + offset, key.data(), key.size());
-  return entry;
-}
-
-Entry* Entry::CreateGrowable(void* block, std::string_view key, size_t value_size, size_t capacity,
-                             int64_t expire_at_ms) {
-  KEEL_DASSERT(value_size <= capacity && capacity <= kGrowableValueBytesMax);
-  auto* entry = static_cast<Entry*>(block);
-  unsigned char* p = entry->data();
-  const bool has_expiry = expire_at_ms != kNoExpiry;
-  p[0] = static_cast<unsigned char>(static_cast<int>(ValueType::kString) |
-                                    static_cast<int>(ObjectEncoding::kRawGrowable) << 3 |
-                                    (has_expiry ? 0x80 : 0));
-  p[1] = p[2] = p[3] = 0;
-  size_t offset = kFixedBytes;
-  offset += WriteVarint(p + offset, key.size());
-  WritePaddedVarint(p + offset, value_size);
-  offset += kPaddedVarintBytes;
-  offset += WriteVarint(p + offset, capacity);
   if (has_expiry) {
     std::memcpy(p + offset, &expire_at_ms, sizeof(expire_at_ms));
     std::memset(p + offset + 8, 0, 4);

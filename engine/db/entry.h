@@ -150,10 +150,7 @@ class Entry {
     return {reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size,
             layout.value_size};
   }
-  char* value_data() {
-    const Layout layout = Decode();
-    return reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size;
-  }
+  char* value_data() { return mutable_value().data(); }
   size_t key_size() const { return Decode().key_size; }
   size_t value_size() const { return Decode().value_size; }
   // The value bytes the block has room for: value_size() unless growable.
@@ -195,6 +192,11 @@ class Entry {
   static constexpr size_t kFixedBytes = 4;
   static constexpr size_t kExpiryBytes = 12;
   static constexpr size_t kPaddedVarintBytes = 5;
+
+  // Create and CreateGrowable: the header, the key, and for a growable entry its padded size and
+  // capacity (`capacity` is ignored otherwise).
+  static Entry* Write(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,
+                      size_t value_size, size_t capacity, int64_t expire_at_ms);
 
   struct Layout {
     size_t key_size;
