@@ -73,12 +73,12 @@ void ModelShadow::Before(const Client& client, std::span<const std::string> args
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   model_.set_shared_integers(engine_.settings().maxmemory == 0 || !per_key_clock);
   refused_before_ = env_.sim_memory().refused_count();
-  evicted_before_ = engine_.stats().evicted_keys;
+  evicted_before_ = engine_.keyspace().stats().evicted_keys;
 }
 
 std::string ModelShadow::After(const Client& client, const RespValue* reply) {
   const bool engine_chose = env_.sim_memory().refused_count() != refused_before_ ||
-                            engine_.stats().evicted_keys != evicted_before_;
+                            engine_.keyspace().stats().evicted_keys != evicted_before_;
   if (!covered_ || engine_chose || reply == nullptr) {
     CopyEngineKeyspace();
     return {};
@@ -124,7 +124,7 @@ void ModelShadow::CopyEngineKeyspace() {
 std::string ModelShadow::CompareDatabase(int index) const {
   const int64_t now_ms = context_.now_ms;
   const model::KeyTable& table = model_.db(index);
-  Database& db = engine_.database(index);
+  const Database& db = engine_.database(index);
   if (table.empty() && db.size() == 0) return {};
   const std::string where = "db " + std::to_string(index) + ": ";
   // Keys the engine holds but that expired are logically gone whether or not it reclaimed them.

@@ -48,14 +48,17 @@ TEST_F(ModelShadowTest, CoveredCommandsAreComparedAndAgree) {
 TEST_F(ModelShadowTest, AReplyTheModelDidNotPredictIsReported) {
   EXPECT_EQ(Run({"SET", "k", "v"}), "");
   // Behind the model's back, as an engine bug would.
-  ASSERT_NE(engine_.database(0).SetString("k", "w", kNoExpiry), Database::SetOutcome::kOutOfMemory);
+  ASSERT_NE(engine_.keyspace().SetString(0, "k", engine_.keyspace().Hash(0, "k"), "w", kNoExpiry,
+                                         ObjectEncoding::kEmbstr, events::kNone),
+            Database::SetOutcome::kOutOfMemory);
   const std::string verdict = Run({"GET", "k"});
   EXPECT_NE(verdict.find("expected \"v\""), std::string::npos) << verdict;
 }
 
 TEST_F(ModelShadowTest, AKeyspaceTheModelDidNotPredictIsReported) {
   EXPECT_EQ(Run({"SET", "k", "v"}), "");
-  ASSERT_NE(engine_.database(2).SetString("other", "x", kNoExpiry),
+  ASSERT_NE(engine_.keyspace().SetString(2, "other", engine_.keyspace().Hash(2, "other"), "x",
+                                         kNoExpiry, ObjectEncoding::kEmbstr, events::kNone),
             Database::SetOutcome::kOutOfMemory);
   const std::string verdict = Run({"GET", "k"});
   EXPECT_NE(verdict.find("db 2: the engine holds \"other\""), std::string::npos) << verdict;

@@ -63,4 +63,9 @@ inline constexpr int kDatabasesMax = 1 << 16;
 // Longest client name (CLIENT SETNAME) and longest line the log takes.
 inline constexpr size_t kLogLineBytesMax = 1024;
 
+// Commands running inside one another: a client's command (1), a command of its EXEC (2), a
+// script's redis.call inside that EXEC (3), and one more for the AOF loader or a replica applying
+// a MULTI. Nothing nests deeper in Redis (EXEC and scripts refuse to run EXEC or scripts).
+inline constexpr int kCallDepthMax = 4;
+
 }  // namespace keel::limits

@@ -193,7 +193,7 @@ void CmdConfigSet(CommandContext& context) {
     context.reply.Error(failure);
     return;
   }
-  context.engine.config() = std::move(staged);
+  context.engine.ReplaceConfig(std::move(staged));
   context.reply.Ok();
 }
 
@@ -202,6 +202,7 @@ void CmdConfigResetstat(CommandContext& context) {
   const size_t commands = stats.commands.size();
   stats = ServerStats();
   stats.commands.resize(commands);
+  context.keyspace.stats() = KeyspaceStats();
   context.reply.Ok();
 }
 

@@ -253,9 +253,9 @@ TEST_F(ConfigCommandTest, ProtectedConfigsForLocalClientsOnly) {
 
 TEST_F(ConfigCommandTest, Resetstat) {
   EXPECT_EQ(Run({"get", "missing"}), NilBulk());
-  ASSERT_EQ(engine_->stats().keyspace_misses, 1u);
+  ASSERT_EQ(engine_->keyspace().stats().keyspace_misses, 1u);
   EXPECT_EQ(Run({"config", "resetstat"}), Ok());
-  EXPECT_EQ(engine_->stats().keyspace_misses, 0u);
+  EXPECT_EQ(engine_->keyspace().stats().keyspace_misses, 0u);
 }
 
 TEST_F(ConfigCommandTest, ResetstatClearsEveryStatisticButTheLogs) {

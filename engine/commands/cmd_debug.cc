@@ -98,7 +98,8 @@ size_t SerializedStringBytes(const Entry& entry) {
 // is the key's hash where Redis prints the object's address: a pointer value would make the
 // reply differ between two runs of the same simulator seed.
 void DebugObject(CommandContext& context) {
-  const Entry* entry = context.db().Find(context.arg(2));
+  const Database& db = context.db();
+  const Entry* entry = db.FindConst(context.arg(2), db.Hash(context.arg(2)));
   if (entry == nullptr) {
     context.reply.Error("ERR no such key");
     return;
@@ -108,11 +109,11 @@ void DebugObject(CommandContext& context) {
       line, sizeof(line),
       "Value at:0x%llx refcount:%lld encoding:%.*s serializedlength:%zu lru:%u "
       "lru_seconds_idle:%lld",
-      static_cast<unsigned long long>(context.db().Hash(context.arg(2))),
+      static_cast<unsigned long long>(db.Hash(context.arg(2))),
       static_cast<long long>(ObjectRefcount(entry->encoding())),
       static_cast<int>(ObjectEncodingName(entry->encoding()).size()),
       ObjectEncodingName(entry->encoding()).data(), SerializedStringBytes(*entry),
-      entry->access_clock(), static_cast<long long>(IdleTimeMs(context.engine, *entry) / 1000));
+      entry->access_clock(), static_cast<long long>(context.keyspace.IdleTimeMs(*entry) / 1000));
   context.reply.SimpleString(std::string_view(line, static_cast<size_t>(length)));
 }
 
@@ -152,14 +153,15 @@ void DebugPopulate(CommandContext& context) {
   }
   if (size > 0) std::memset(padded.data(), 0, padded.size());
 
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   std::string key;
   for (int64_t n = 0; n < count; n++) {
     const std::string number = Int64ToString(n);
     key.assign(prefix).append(":").append(number);
     if (key.size() > kKeyBytesMax) key.resize(kKeyBytesMax);
-    const uint64_t hash = db.Hash(key);
-    if (LookupKey(context.engine, db, key, hash, LookupIntent::kWrite) != nullptr) continue;
+    const uint64_t hash = keyspace.Hash(db, key);
+    if (keyspace.LookupWrite(db, key, hash) != nullptr) continue;
     const std::string text = "value:" + number;
     std::string_view value = text;
     size_t written = 0;
@@ -168,10 +170,9 @@ void DebugPopulate(CommandContext& context) {
       std::memcpy(padded.data(), text.data(), written);
       value = padded.view();
     }
-    const Database::SetOutcome outcome =
-        db.SetString(key, hash, value, kNoExpiry, StringEncodingFor(value));
+    const bool stored = keyspace.Populate(db, key, hash, value);
     if (written > 0) std::memset(padded.data(), 0, written);
-    if (outcome == Database::SetOutcome::kOutOfMemory) {
+    if (!stored) {
       context.reply.Error(errors::kOom);
       return;
     }

@@ -234,7 +234,8 @@ TEST_F(DebugTest, ObjectSeesExpiredKeysAsStored) {
   EXPECT_EQ(WithoutAddress(Run({"debug", "object", "k"})).substr(0, 45),
             "refcount:1 encoding:embstr serializedlength:2");
   EXPECT_EQ(Run({"dbsize"}), Int(1));
-  EXPECT_EQ(engine_->stats().keyspace_hits + engine_->stats().keyspace_misses, 0u);
+  EXPECT_EQ(engine_->keyspace().stats().keyspace_hits + engine_->keyspace().stats().keyspace_misses,
+            0u);
 }
 
 TEST_F(DebugTest, SleepStopsTheServerForTheTimeAsked) {

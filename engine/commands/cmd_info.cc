@@ -183,9 +183,10 @@ void PersistenceSection(CommandContext& context, InfoWriter& info) {
       {"loading", "async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"},
       "0");
   info.Field("current_fork_perc", "0.00");
-  info.Fields({"current_save_keys_processed", "current_save_keys_total",
-               "rdb_changes_since_last_save", "rdb_bgsave_in_progress"},
-              "0");
+  info.Fields({"current_save_keys_processed", "current_save_keys_total"}, "0");
+  // Redis's server.dirty: the keyspace counts every change its write path makes.
+  info.Field("rdb_changes_since_last_save", engine.keyspace().dirty());
+  info.Field("rdb_bgsave_in_progress", "0");
   info.Field("rdb_last_save_time", started_ms / 1000);
   info.Field("rdb_last_bgsave_status", "ok");
   info.Field("rdb_last_bgsave_time_sec", "-1");
@@ -204,6 +205,7 @@ void PersistenceSection(CommandContext& context, InfoWriter& info) {
 
 void StatsSection(CommandContext& context, InfoWriter& info) {
   const ServerStats& stats = context.engine.stats();
+  const KeyspaceStats& keyspace_stats = context.keyspace.stats();
   info.Section("Stats");
   info.Field("total_connections_received", stats.total_connections_received);
   info.Field("total_commands_processed", stats.total_commands_processed);
@@ -218,14 +220,14 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
   info.Fields({"instantaneous_input_repl_kbps", "instantaneous_output_repl_kbps"}, "0.00");
   info.Field("rejected_connections", stats.rejected_connections);
   info.Fields({"sync_full", "sync_partial_ok", "sync_partial_err"}, "0");
-  info.Field("expired_keys", stats.expired_keys);
+  info.Field("expired_keys", keyspace_stats.expired_keys);
   info.Field("expired_stale_perc", "0.00");
   info.Fields({"expired_time_cap_reached_count", "expire_cycle_cpu_milliseconds"}, "0");
-  info.Field("evicted_keys", stats.evicted_keys);
+  info.Field("evicted_keys", keyspace_stats.evicted_keys);
   info.Fields({"evicted_clients", "total_eviction_exceeded_time", "current_eviction_exceeded_time"},
               "0");
-  info.Field("keyspace_hits", stats.keyspace_hits);
-  info.Field("keyspace_misses", stats.keyspace_misses);
+  info.Field("keyspace_hits", keyspace_stats.keyspace_hits);
+  info.Field("keyspace_misses", keyspace_stats.keyspace_misses);
   info.Fields({"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec",
                "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
                "active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",

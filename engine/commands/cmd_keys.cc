@@ -9,6 +9,7 @@
 // do not touch, TOUCH and COPY's source do.
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
+#include "engine/db/notify.h"
 
 namespace keel {
 namespace {
@@ -20,25 +21,23 @@ constexpr std::string_view kSameObject = "ERR source and destination objects are
 // UNLINK frees synchronously too: the reply is the same and Keel has no background thread.
 void CmdDel(CommandContext& context) {
   int64_t deleted = 0;
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   for (size_t i = 1; i < context.argc(); i++) {
     const std::string_view key = context.arg(i);
-    const uint64_t hash = db.Hash(key);
-    if (LookupKey(context.engine, db, key, hash, LookupIntent::kWrite, kLookupNoTouch) == nullptr) {
-      continue;
-    }
-    if (db.Erase(key, hash)) deleted++;
+    const uint64_t hash = keyspace.Hash(db, key);
+    if (keyspace.LookupWrite(db, key, hash, kLookupNoTouch) == nullptr) continue;
+    if (keyspace.Delete(db, key, hash)) deleted++;
   }
   context.reply.Integer(deleted);
 }
 
 // EXISTS does not touch the keys (Redis looks them up with LOOKUP_NOTOUCH); TOUCH does, and that
 // is all it does.
-void CountLiveKeys(CommandContext& context, uint8_t lookup_flags) {
+void CountLiveKeys(CommandContext& context, LookupFlag lookup_flags) {
   int64_t found = 0;
   for (size_t i = 1; i < context.argc(); i++) {
-    if (LookupKey(context.engine, context.db(), context.arg(i), LookupIntent::kRead,
-                  lookup_flags) != nullptr) {
+    if (context.keyspace.Lookup(context.db_index(), context.arg(i), lookup_flags) != nullptr) {
       found++;
     }
   }
@@ -46,22 +45,22 @@ void CountLiveKeys(CommandContext& context, uint8_t lookup_flags) {
 }
 
 void CmdExists(CommandContext& context) { CountLiveKeys(context, kLookupNoTouch); }
-void CmdTouch(CommandContext& context) { CountLiveKeys(context, 0); }
+void CmdTouch(CommandContext& context) { CountLiveKeys(context, kLookupNone); }
 
 void CmdType(CommandContext& context) {
-  const Entry* entry =
-      LookupKey(context.engine, context.db(), context.arg(1), LookupIntent::kRead, kLookupNoTouch);
+  const Entry* entry = context.keyspace.Lookup(context.db_index(), context.arg(1), kLookupNoTouch);
   context.reply.SimpleString(entry == nullptr ? "none" : ValueTypeName(entry->type()));
 }
 
 // RENAME and RENAMENX. As Redis: the same name twice is a no-op once the key is known to exist,
 // the expiry goes with the value, and the value keeps its access clock (the lookup touched it).
 void RenameGeneric(CommandContext& context, bool nx) {
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view from = context.arg(1);
   const std::string_view to = context.arg(2);
-  const uint64_t from_hash = db.Hash(from);
-  const Entry* source = LookupKey(context.engine, db, from, from_hash, LookupIntent::kWrite);
+  const uint64_t from_hash = keyspace.Hash(db, from);
+  const Entry* source = keyspace.LookupWrite(db, from, from_hash);
   if (source == nullptr) {
     context.reply.Error(kNoSuchKey);
     return;
@@ -74,16 +73,15 @@ void RenameGeneric(CommandContext& context, bool nx) {
     }
     return;
   }
-  const uint64_t to_hash = db.Hash(to);
-  if (LookupKey(context.engine, db, to, to_hash, LookupIntent::kWrite) != nullptr && nx) {
+  const uint64_t to_hash = keyspace.Hash(db, to);
+  if (keyspace.LookupWrite(db, to, to_hash) != nullptr && nx) {
     context.reply.Integer(0);
     return;
   }
-  if (db.StoreCopy(to, to_hash, *source, source->expire_at_ms()) == nullptr) {
+  if (!keyspace.Rename(db, from, from_hash, to, to_hash)) {
     context.reply.Error(errors::kOom);
     return;
   }
-  db.Erase(from, from_hash);
   if (nx) {
     context.reply.Integer(1);
   } else {
@@ -117,26 +115,21 @@ void CmdCopy(CommandContext& context) {
     context.reply.Error(kSameObject);
     return;
   }
-  Database& source_db = context.db();
-  const Entry* source = LookupKey(context.engine, source_db, from, LookupIntent::kRead);
+  Keyspace& keyspace = context.keyspace;
+  const Entry* source = keyspace.Lookup(source_index, from);
   if (source == nullptr) {
     context.reply.Integer(0);
     return;
   }
-  Database& target_db = context.engine.database(target_index);
-  const uint64_t to_hash = target_db.Hash(to);
-  if (LookupKey(context.engine, target_db, to, to_hash, LookupIntent::kWrite) != nullptr &&
-      !replace) {
+  const uint64_t to_hash = keyspace.Hash(target_index, to);
+  if (keyspace.LookupWrite(target_index, to, to_hash) != nullptr && !replace) {
     context.reply.Integer(0);
     return;
   }
-  Entry* copy = target_db.StoreCopy(to, to_hash, *source, source->expire_at_ms());
-  if (copy == nullptr) {
+  if (!keyspace.Copy(source_index, *source, target_index, to, to_hash)) {
     context.reply.Error(errors::kOom);
     return;
   }
-  if (copy->encoding() == ObjectEncoding::kIntShared) copy->set_encoding(ObjectEncoding::kInt);
-  copy->set_access_clock(context.engine.access_clock().Initial());
   context.reply.Integer(1);
 }
 
@@ -149,26 +142,23 @@ void CmdMove(CommandContext& context) {
     context.reply.Error(kSameObject);
     return;
   }
-  Database& source_db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int source_index = context.db_index();
   const std::string_view key = context.arg(1);
-  const uint64_t source_hash = source_db.Hash(key);
-  const Entry* source =
-      LookupKey(context.engine, source_db, key, source_hash, LookupIntent::kWrite);
-  if (source == nullptr) {
+  const uint64_t source_hash = keyspace.Hash(source_index, key);
+  if (keyspace.LookupWrite(source_index, key, source_hash) == nullptr) {
     context.reply.Integer(0);
     return;
   }
-  Database& target_db = context.engine.database(target_index);
-  const uint64_t target_hash = target_db.Hash(key);
-  if (LookupKey(context.engine, target_db, key, target_hash, LookupIntent::kWrite) != nullptr) {
+  const uint64_t target_hash = keyspace.Hash(target_index, key);
+  if (keyspace.LookupWrite(target_index, key, target_hash) != nullptr) {
     context.reply.Integer(0);
     return;
   }
-  if (target_db.StoreCopy(key, target_hash, *source, source->expire_at_ms()) == nullptr) {
+  if (!keyspace.Move(source_index, key, source_hash, target_index, target_hash)) {
     context.reply.Error(errors::kOom);
     return;
   }
-  source_db.Erase(key, source_hash);
   context.reply.Integer(1);
 }
 
@@ -186,7 +176,7 @@ void CmdSwapdb(CommandContext& context) {
     context.reply.Error(errors::kDbIndexOutOfRange);
     return;
   }
-  if (first != second) context.engine.SwapDatabases(first, second);
+  context.keyspace.Swap(first, second);
   context.reply.Ok();
 }
 
@@ -209,13 +199,16 @@ bool ParseFlushOption(CommandContext& context) {
 
 void CmdFlushdb(CommandContext& context) {
   if (!ParseFlushOption(context)) return;
-  context.db().Clear();
+  context.keyspace.Flush(context.db_index());
+  // Replayed even when there was nothing to remove, as Redis does (forceCommandPropagation).
+  context.ForcePropagation();
   context.reply.Ok();
 }
 
 void CmdFlushall(CommandContext& context) {
   if (!ParseFlushOption(context)) return;
-  for (int i = 0; i < context.engine.database_count(); i++) context.engine.database(i).Clear();
+  context.keyspace.FlushAll();
+  context.ForcePropagation();
   context.reply.Ok();
 }
 

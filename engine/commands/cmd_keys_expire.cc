@@ -1,9 +1,9 @@
 // The expiry commands of the generic family: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (with NX, XX,
 // GT and LT), TTL, PTTL, EXPIRETIME, PEXPIRETIME and PERSIST.
 //
-// Expiry times are absolute Unix milliseconds. Every change goes through SetKeyExpiry or
-// RemoveKeyExpiry (engine/db/keyspace.h), where the AOF writer will log it as Redis propagates it:
-// PEXPIREAT with the absolute time, or DEL when the time is already past.
+// Expiry times are absolute Unix milliseconds. Every change goes through Keyspace::SetExpiry or
+// RemoveExpiry (engine/db/keyspace.h); the commands propagate as Redis 7.0 does: PEXPIREAT with
+// the absolute time (and the options as sent), or DEL when the time was already past.
 #include <climits>
 #include <string>
 
@@ -64,9 +64,10 @@ bool ConditionHolds(uint32_t flags, int64_t current_ms, int64_t when_ms) {
 }
 
 // Redis's expireGenericCommand. `base_ms` is the command time for the relative forms and 0 for
-// the absolute ones. Negative and past times are allowed: the key is then deleted at once. Only
-// overflow is an error: seconds that do not fit in milliseconds, or a sum past LLONG_MAX.
-void ExpireGeneric(CommandContext& context, int64_t base_ms, bool seconds) {
+// the absolute ones; `rewrite` says the command propagates as PEXPIREAT rather than as sent.
+// Negative and past times are allowed: the key is then deleted at once. Only overflow is an error:
+// seconds that do not fit in milliseconds, or a sum past LLONG_MAX.
+void ExpireGeneric(CommandContext& context, int64_t base_ms, bool seconds, bool rewrite) {
   uint32_t flags = 0;
   if (!ParseExpireOptions(context, &flags)) return;
   int64_t when = 0;
@@ -88,30 +89,39 @@ void ExpireGeneric(CommandContext& context, int64_t base_ms, bool seconds) {
   }
   when += base_ms;
 
-  Database& db = context.db();
-  Entry* entry = LookupKey(context.engine, db, context.arg(1), LookupIntent::kWrite);
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
+  const std::string_view key = context.arg(1);
+  Entry* entry = keyspace.LookupWrite(db, key);
   if (entry == nullptr || !ConditionHolds(flags, entry->expire_at_ms(), when)) {
     context.reply.Integer(0);
     return;
   }
-  if (SetKeyExpiry(context.engine, db, &entry, when) == ExpiryOutcome::kOutOfMemory) {
-    context.reply.Error(errors::kOom);
-    return;
+  switch (keyspace.SetExpiry(db, &entry, when)) {
+    case ExpiryOutcome::kOutOfMemory:
+      context.reply.Error(errors::kOom);
+      return;
+    case ExpiryOutcome::kDeleted:
+      PropagateAsDel(context, key, keyspace.settings().lazyfree_lazy_expire);
+      break;
+    case ExpiryOutcome::kSet:
+      // PEXPIREAT replays as sent; the relative and second forms as PEXPIREAT.
+      if (rewrite) PropagateAsPexpireat(context, key, when, context.args.subspan(3));
+      break;
   }
   context.reply.Integer(1);
 }
 
-void CmdExpire(CommandContext& context) { ExpireGeneric(context, context.now_ms(), true); }
-void CmdPexpire(CommandContext& context) { ExpireGeneric(context, context.now_ms(), false); }
-void CmdExpireat(CommandContext& context) { ExpireGeneric(context, 0, true); }
-void CmdPexpireat(CommandContext& context) { ExpireGeneric(context, 0, false); }
+void CmdExpire(CommandContext& context) { ExpireGeneric(context, context.now_ms(), true, true); }
+void CmdPexpire(CommandContext& context) { ExpireGeneric(context, context.now_ms(), false, true); }
+void CmdExpireat(CommandContext& context) { ExpireGeneric(context, 0, true, true); }
+void CmdPexpireat(CommandContext& context) { ExpireGeneric(context, 0, false, false); }
 
 // Redis's ttlGenericCommand: -2 for a missing key, -1 for one without an expiry, else the time
 // left (or the absolute time), in seconds rounded to the nearest. The lookup does not touch the
 // key. A key in its expiry millisecond has 0 left.
 void TtlGeneric(CommandContext& context, bool milliseconds, bool absolute) {
-  const Entry* entry =
-      LookupKey(context.engine, context.db(), context.arg(1), LookupIntent::kRead, kLookupNoTouch);
+  const Entry* entry = context.keyspace.Lookup(context.db_index(), context.arg(1), kLookupNoTouch);
   if (entry == nullptr) {
     context.reply.Integer(-2);
     return;
@@ -134,13 +144,12 @@ void CmdExpiretime(CommandContext& context) { TtlGeneric(context, false, true); 
 void CmdPexpiretime(CommandContext& context) { TtlGeneric(context, true, true); }
 
 void CmdPersist(CommandContext& context) {
-  Database& db = context.db();
-  Entry* entry = LookupKey(context.engine, db, context.arg(1), LookupIntent::kWrite);
+  Entry* entry = context.keyspace.LookupWrite(context.db_index(), context.arg(1));
   if (entry == nullptr || !entry->has_expiry()) {
     context.reply.Integer(0);
     return;
   }
-  if (!RemoveKeyExpiry(db, &entry)) {
+  if (!context.keyspace.RemoveExpiry(context.db_index(), &entry)) {
     context.reply.Error(errors::kOom);
     return;
   }

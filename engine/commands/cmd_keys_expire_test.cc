@@ -65,7 +65,7 @@ TEST_F(ExpireTest, AKeyLivesThroughItsExpiryMillisecond) {
   EXPECT_EQ(Run({"ttl", "k"}), Int(0));
   AdvanceMs(1);
   EXPECT_EQ(Run({"pttl", "k"}), Int(-2));
-  EXPECT_EQ(engine_->stats().expired_keys, 1u);
+  EXPECT_EQ(engine_->keyspace().stats().expired_keys, 1u);
 }
 
 TEST_F(ExpireTest, PastAndNegativeTimesDeleteAtOnce) {
@@ -83,7 +83,7 @@ TEST_F(ExpireTest, PastAndNegativeTimesDeleteAtOnce) {
     EXPECT_EQ(Run({"exists", "k"}), Int(0)) << command[0] << " " << command[2];
   }
   // Deleted by the command, not expired: INFO's expired_keys does not count them.
-  EXPECT_EQ(engine_->stats().expired_keys, 0u);
+  EXPECT_EQ(engine_->keyspace().stats().expired_keys, 0u);
   EXPECT_EQ(Run({"pexpireat", "k", At(NowMs() + 1)}), Int(0));
   EXPECT_EQ(Run({"set", "k", "v"}), Ok());
   EXPECT_EQ(Run({"pexpireat", "k", At(NowMs() + 1)}), Int(1));

@@ -12,15 +12,12 @@ namespace {
 // The live entry of args[2], or nullptr after replying null.
 const Entry* LookupObject(CommandContext& context) {
   const Entry* entry =
-      LookupKey(context.engine, context.db(), context.arg(2), LookupIntent::kRead, kLookupNoTouch);
+      context.keyspace.Lookup(context.db_index(), context.arg(2), kLookupNoTouch | kLookupNoNotify);
   if (entry == nullptr) context.reply.NullBulk();
   return entry;
 }
 
-bool LfuPolicy(const Engine& engine) {
-  const auto policy = static_cast<MaxmemoryPolicy>(engine.settings().maxmemory_policy);
-  return policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
-}
+bool LfuPolicy(const CommandContext& context) { return context.keyspace.settings().lfu(); }
 
 void CmdObjectEncoding(CommandContext& context) {
   if (const Entry* entry = LookupObject(context)) {
@@ -40,19 +37,19 @@ void CmdObjectRefcount(CommandContext& context) {
 void CmdObjectIdletime(CommandContext& context) {
   const Entry* entry = LookupObject(context);
   if (entry == nullptr) return;
-  if (LfuPolicy(context.engine)) {
+  if (LfuPolicy(context)) {
     context.reply.Error(
         "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
         "switching between policies at runtime LRU and LFU data will take some time to adjust.");
     return;
   }
-  context.reply.Integer(IdleTimeMs(context.engine, *entry) / 1000);
+  context.reply.Integer(context.keyspace.IdleTimeMs(*entry) / 1000);
 }
 
 void CmdObjectFreq(CommandContext& context) {
   const Entry* entry = LookupObject(context);
   if (entry == nullptr) return;
-  if (!LfuPolicy(context.engine)) {
+  if (!LfuPolicy(context)) {
     context.reply.Error(
         "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
         "that when switching between policies at runtime LRU and LFU data will take some time to "
@@ -61,7 +58,7 @@ void CmdObjectFreq(CommandContext& context) {
   }
   // The counter as decayed by now (LFUDecrAndReturn): a key not accessed for long reads lower
   // than its stored counter.
-  context.reply.Integer(LfuCounter(context.engine, *entry));
+  context.reply.Integer(context.keyspace.LfuCounter(*entry));
 }
 
 void CmdObjectHelp(CommandContext& context) {

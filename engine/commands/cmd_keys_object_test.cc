@@ -29,7 +29,7 @@ TEST_F(ObjectTest, MissingKeysAndArity) {
   EXPECT_EQ(Run({"object", "help", "x"}),
             Err("ERR wrong number of arguments for 'object|help' command"));
   // A missing key counts as a keyspace miss.
-  EXPECT_EQ(engine_->stats().keyspace_misses, 4u);
+  EXPECT_EQ(engine_->keyspace().stats().keyspace_misses, 4u);
 }
 
 TEST_F(ObjectTest, NullIsRespThreeNull) {

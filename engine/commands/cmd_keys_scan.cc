@@ -55,7 +55,7 @@ void CmdKeys(CommandContext& context) {
   auto listed = [&](const Entry& entry) {
     return !IsExpired(entry, now_ms) && (all || GlobMatch(pattern, entry.key()));
   };
-  Database& db = context.db();
+  const Database& db = context.db();
   size_t count = 0;
   db.ForEach([&](const Entry& entry) { count += listed(entry) ? 1 : 0; });
   context.reply.ArrayHeader(count);
@@ -121,12 +121,14 @@ void CmdScan(CommandContext& context) {
   ScanOptions options;
   if (!ParseScanOptions(context, &options)) return;
 
-  Database& db = context.db();
-  std::vector<Entry*> collected;
+  Keyspace& keyspace = context.keyspace;
+  const int db_index = context.db_index();
+  const Database& db = context.db();
+  std::vector<const Entry*> collected;
   uint64_t position = CursorPosition(cursor);
   uint64_t steps_left = options.count > UINT64_MAX / 10 ? UINT64_MAX : options.count * 10;
   do {
-    position = db.Scan(position, 1, [&](Entry& entry) { collected.push_back(&entry); });
+    position = db.Scan(position, 1, [&](const Entry& entry) { collected.push_back(&entry); });
     // A position below 2^11 other than 0 would read as the end cursor: keep going past it.
   } while (position != 0 && ((position >> kCursorShift) == 0 ||
                              (steps_left-- > 0 && collected.size() < options.count)));
@@ -138,7 +140,7 @@ void CmdScan(CommandContext& context) {
   kept.reserve(collected.size());
   reclaimed.reserve(collected.size());
   const int64_t now_ms = context.now_ms();
-  for (Entry* entry : collected) {
+  for (const Entry* entry : collected) {
     if (options.use_pattern && !GlobMatch(options.pattern, entry->key())) continue;
     const bool expired = IsExpired(*entry, now_ms);
     if (options.use_type) {
@@ -147,20 +149,20 @@ void CmdScan(CommandContext& context) {
       // nothing to expire: so an expired key is listed under TYPE none. Unless writes are paused:
       // then the key stays, is still expired, and is left out.
       std::string name(expired ? entry->key() : std::string_view());
-      const Entry* live = LookupKey(context.engine, db, expired ? name : entry->key(),
-                                    LookupIntent::kRead, kLookupNoTouch);
+      const Entry* live = keyspace.Lookup(db_index, expired ? std::string_view(name) : entry->key(),
+                                          kLookupNoTouch);
       const std::string_view type = live != nullptr ? ValueTypeName(live->type()) : "none";
       if (!EqualsIgnoreCase(options.type, type)) continue;
       if (live == nullptr) {
-        if (context.engine.writes_paused()) continue;
+        if (keyspace.writes_paused()) continue;
         reclaimed.push_back(std::move(name));
         kept.push_back(reclaimed.back());
         continue;
       }
     } else if (expired) {
-      if (!context.engine.writes_paused()) {
+      if (!keyspace.writes_paused()) {
         const std::string_view key = entry->key();
-        DeleteExpiredKey(context.engine, db, key, db.Hash(key));
+        keyspace.DeleteExpired(db_index, key, db.Hash(key));
       }
       continue;
     }
@@ -178,22 +180,24 @@ void CmdScan(CommandContext& context) {
 // expired keys stay, so a database of nothing but expired keys would never yield one: after 100
 // draws Keel then returns an expired key, as Redis 7.2 does (Redis 7.0 loops forever).
 void CmdRandomkey(CommandContext& context) {
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db_index = context.db_index();
+  const Database& db = context.db();
   constexpr int kPausedDrawsMax = 100;
   int draws_left = kPausedDrawsMax;
   while (true) {
-    Entry* entry = db.RandomEntry(context.engine.rng());
+    const Entry* entry = keyspace.RandomEntry(db_index);
     if (entry == nullptr) {
       context.reply.NullBulk();
       return;
     }
     if (IsExpired(*entry, context.now_ms())) {
-      if (context.engine.writes_paused()) {
+      if (keyspace.writes_paused()) {
         const bool all_volatile = db.expires_count() == db.size();
         if (!all_volatile || --draws_left > 0) continue;
       } else {
         const std::string_view key = entry->key();
-        DeleteExpiredKey(context.engine, db, key, db.Hash(key));
+        keyspace.DeleteExpired(db_index, key, db.Hash(key));
         continue;
       }
     }

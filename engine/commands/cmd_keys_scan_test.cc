@@ -77,7 +77,8 @@ TEST_F(ScanTest, KeysSkipsExpiredKeysWithoutReclaimingThem) {
   AdvanceMs(2);
   EXPECT_EQ(KeySet(Run({"keys", "*"})), (std::set<std::string>{"a"}));
   EXPECT_EQ(Run({"dbsize"}), Int(2));
-  EXPECT_EQ(engine_->stats().keyspace_hits + engine_->stats().keyspace_misses, 0u);
+  EXPECT_EQ(engine_->keyspace().stats().keyspace_hits + engine_->keyspace().stats().keyspace_misses,
+            0u);
 }
 
 TEST_F(ScanTest, KeysListsThousandsOfKeysAcrossAResize) {
@@ -201,9 +202,9 @@ TEST_F(ScanTest, MatchAndTypeFilter) {
   EXPECT_EQ(keys_of({"scan", "0", "match", "a", "type", "string", "count", "1000"}),
             (std::set<std::string>{"a"}));
   // The type check is a read lookup of each key: counted as a keyspace hit.
-  const uint64_t hits = engine_->stats().keyspace_hits;
+  const uint64_t hits = engine_->keyspace().stats().keyspace_hits;
   keys_of({"scan", "0", "type", "string"});
-  EXPECT_EQ(engine_->stats().keyspace_hits, hits + 3);
+  EXPECT_EQ(engine_->keyspace().stats().keyspace_hits, hits + 3);
 }
 
 TEST_F(ScanTest, ExpiredKeysAreReclaimedAndLeftOut) {
@@ -212,7 +213,7 @@ TEST_F(ScanTest, ExpiredKeysAreReclaimedAndLeftOut) {
   AdvanceMs(2);
   EXPECT_EQ(Run({"scan", "0", "match", "*"}), Array({Bulk("0"), Array({Bulk("a")})}));
   EXPECT_EQ(Run({"dbsize"}), Int(1));
-  EXPECT_EQ(engine_->stats().expired_keys, 1u);
+  EXPECT_EQ(engine_->keyspace().stats().expired_keys, 1u);
 }
 
 TEST_F(ScanTest, AnExpiredKeyIsListedUnderTypeNone) {
@@ -223,7 +224,7 @@ TEST_F(ScanTest, AnExpiredKeyIsListedUnderTypeNone) {
   AdvanceMs(2);
   EXPECT_EQ(Run({"scan", "0", "type", "none"}), Array({Bulk("0"), Array({Bulk("y")})}));
   EXPECT_EQ(Run({"dbsize"}), Int(1));
-  EXPECT_EQ(engine_->stats().keyspace_misses, 1u);
+  EXPECT_EQ(engine_->keyspace().stats().keyspace_misses, 1u);
   EXPECT_EQ(Run({"set", "y", "v", "px", "1"}), Ok());
   AdvanceMs(2);
   EXPECT_EQ(Run({"scan", "0", "type", "string"}), Array({Bulk("0"), Array({Bulk("a")})}));

@@ -147,9 +147,9 @@ TEST_F(KeyCommandsTest, TypeNamesTheValueOrNone) {
   EXPECT_EQ(Run({"type", "missing"}), Status("none"));
   EXPECT_EQ(Run({"set", "k", "v", "px", "5"}), Ok());
   EXPECT_EQ(Run({"type", "k"}), Status("string"));
-  engine_->database(0).Find("k")->SetTypeForTesting(ValueType::kZSet);
+  engine_->keyspace().MutableEntryForTesting(0, "k")->SetTypeForTesting(ValueType::kZSet);
   EXPECT_EQ(Run({"type", "k"}), Status("zset"));
-  engine_->database(0).Find("k")->SetTypeForTesting(ValueType::kString);
+  engine_->keyspace().MutableEntryForTesting(0, "k")->SetTypeForTesting(ValueType::kString);
   AdvanceMs(6);
   EXPECT_EQ(Run({"type", "k"}), Status("none"));
   EXPECT_EQ(Run({"type"}), Err("ERR wrong number of arguments for 'type' command"));
@@ -328,7 +328,7 @@ TEST_F(KeyCommandsTest, DbsizeCountsExpiredKeysUntilActiveExpiryReclaimsThem) {
   EXPECT_EQ(Run({"dbsize"}), Int(2));
   engine_->Cron();  // the active expiry cycle samples the keys with an expiry
   EXPECT_EQ(Run({"dbsize"}), Int(1));
-  EXPECT_EQ(engine_->stats().expired_keys, 1u);
+  EXPECT_EQ(engine_->keyspace().stats().expired_keys, 1u);
 }
 
 }  // namespace

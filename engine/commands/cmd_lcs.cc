@@ -141,12 +141,14 @@ void WalkBack(std::string_view a, std::string_view b, const uint32_t* table, OnB
 }
 
 void CmdLcs(CommandContext& context) {
-  Database& db = context.db();
-  Entry* first = LookupKey(context.engine, db, context.arg(1), LookupIntent::kRead);
-  Entry* second = LookupKey(context.engine, db, context.arg(2), LookupIntent::kRead);
+  const Entry* first = context.keyspace.Lookup(context.db_index(), context.arg(1));
+  const Entry* second = context.keyspace.Lookup(context.db_index(), context.arg(2));
   // The second lookup may have reclaimed an expired key; look the first up again rather than
   // rely on its entry staying where it was.
-  if (first != nullptr) first = db.Find(context.arg(1));
+  if (first != nullptr) {
+    first = context.keyspace.Peek(context.db_index(), context.arg(1),
+                                  context.keyspace.Hash(context.db_index(), context.arg(1)));
+  }
   if ((first != nullptr && first->type() != ValueType::kString) ||
       (second != nullptr && second->type() != ValueType::kString)) {
     context.reply.Error("ERR The specified keys must contain string values");

@@ -2,25 +2,30 @@
 // APPEND, STRLEN, GETRANGE, SETRANGE and SUBSTR. The counters (INCR, DECR, INCRBY, DECRBY,
 // INCRBYFLOAT) are in cmd_string_numeric.cc, LCS in cmd_lcs.cc.
 //
-// Values are written only through Database::SetString, which either stores the whole new value
-// or refuses (kOutOfMemory) and changes nothing: every write below replies with the OOM error in
-// that case, after checking everything else, so a refused command leaves the keyspace as it was.
+// Values are written only through the keyspace's write path (Keyspace::SetString and friends),
+// which either stores the whole new value or refuses (kOutOfMemory) and changes nothing: every
+// write below replies with the OOM error in that case, after checking everything else, so a
+// refused command leaves the keyspace as it was. Each write names the event Redis announces for
+// it; commands whose arguments would replay differently say how they are propagated
+// (PropagateAs), as Redis 7.0 rewrites them (conformance/writepath/expected.txt).
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/commands/scratch.h"
 #include "engine/db/keyspace.h"
+#include "engine/db/notify.h"
 
 namespace keel {
 namespace {
 
 // Replies with the string value of args[1] (or null). Returns false after a WRONGTYPE error.
 bool ReplyWithValue(CommandContext& context) {
-  Entry* entry = LookupKey(context.engine, context.db(), context.arg(1), LookupIntent::kRead);
+  const Entry* entry = context.keyspace.Lookup(context.db_index(), context.arg(1));
   if (entry == nullptr) {
     context.reply.NullBulk();
     return true;
@@ -142,22 +147,51 @@ bool ExpireAtMs(CommandContext& context, uint32_t flags, std::string_view text, 
 // when there was none): SET ... GET and GETSET. Writing frees the old value, and the reply must
 // wait until the write succeeded so that a refused write can still be reported as the command's
 // only reply; so the old value is copied aside first.
-void SetAndReplyWithOld(CommandContext& context, std::string_view key, uint64_t hash,
+// Returns false after the OOM error.
+bool SetAndReplyWithOld(CommandContext& context, std::string_view key, uint64_t hash,
                         const Entry* existing, std::string_view value, int64_t expire_at_ms) {
   ScratchBuffer old_value(context.engine.memory());
   if (existing != nullptr && !old_value.Assign(existing->value())) {
     context.reply.Error(errors::kOom);
-    return;
+    return false;
   }
-  if (context.db().SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
-      Database::SetOutcome::kOutOfMemory) {
+  if (context.keyspace.SetString(context.db_index(), key, hash, value, expire_at_ms,
+                                 StringEncodingFor(value),
+                                 events::kSet) == Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
-    return;
+    return false;
   }
   if (existing != nullptr) {
     context.reply.Bulk(old_value.view());
   } else {
     context.reply.NullBulk();
+  }
+  return true;
+}
+
+// How SET propagates (Redis's setGenericCommand): with an expiry option as SET key value PXAT
+// <absolute ms> whatever else it had, and without its GET options otherwise (a replica has no
+// one to reply to).
+void PropagateSet(CommandContext& context, uint32_t flags, int64_t expire_at_ms) {
+  if (!context.propagating()) return;
+  if (flags & kSetAnyExpiry) {
+    char text[kInt64TextMax];
+    const size_t length = FormatInt64(expire_at_ms, text);
+    context.PropagateAs({"SET", context.arg(1), context.arg(2), "PXAT", {text, length}});
+    return;
+  }
+  if (!(flags & kSetGet)) return;
+  std::vector<std::string_view> args;
+  for (size_t i = 0; i < context.argc(); i++) {
+    if (i < 3 || !OptionIs(context.arg(i), "GET")) args.push_back(context.arg(i));
+  }
+  context.PropagateAs(args);
+}
+
+// SETEX/PSETEX and SET ... EX announce the expiry after the set.
+void AnnounceExpiry(CommandContext& context, int64_t expire_at_ms) {
+  if (expire_at_ms != kNoExpiry) {
+    context.keyspace.Notify(context.db_index(), events::kExpire, context.arg(1));
   }
 }
 
@@ -168,13 +202,14 @@ void CmdSet(CommandContext& context) {
   int64_t expire_at_ms = kNoExpiry;
   if ((flags & kSetAnyExpiry) && !ExpireAtMs(context, flags, expire, &expire_at_ms)) return;
 
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view key = context.arg(1);
-  const uint64_t hash = db.Hash(key);
+  const uint64_t hash = keyspace.Hash(db, key);
   // GET reads the old value as GET does (a read lookup: keyspace hits and misses count).
   const bool get = (flags & kSetGet) != 0;
-  Entry* existing =
-      LookupKey(context.engine, db, key, hash, get ? LookupIntent::kRead : LookupIntent::kWrite);
+  const Entry* existing =
+      get ? keyspace.Lookup(db, key, hash) : keyspace.LookupWrite(db, key, hash);
   if (get && existing != nullptr && existing->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
@@ -189,31 +224,37 @@ void CmdSet(CommandContext& context) {
     }
     return;
   }
+  PropagateSet(context, flags, expire_at_ms);
+  const int64_t explicit_expiry = expire_at_ms;
   if ((flags & kSetKeepTtl) && existing != nullptr) expire_at_ms = existing->expire_at_ms();
   const std::string_view value = context.arg(2);
   if (get) {
-    SetAndReplyWithOld(context, key, hash, existing, value, expire_at_ms);
+    if (SetAndReplyWithOld(context, key, hash, existing, value, expire_at_ms)) {
+      AnnounceExpiry(context, explicit_expiry);
+    }
     return;
   }
-  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
-      Database::SetOutcome::kOutOfMemory) {
+  if (keyspace.SetString(db, key, hash, value, expire_at_ms, StringEncodingFor(value),
+                         events::kSet) == Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
   }
+  AnnounceExpiry(context, explicit_expiry);
   context.reply.Ok();
 }
 
 // SETNX key value: SET NX replying 1 when it wrote and 0 when the key exists (any type).
 void CmdSetnx(CommandContext& context) {
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view key = context.arg(1);
-  const uint64_t hash = db.Hash(key);
-  if (LookupKey(context.engine, db, key, hash, LookupIntent::kWrite) != nullptr) {
+  const uint64_t hash = keyspace.Hash(db, key);
+  if (keyspace.LookupWrite(db, key, hash) != nullptr) {
     context.reply.Integer(0);
     return;
   }
   const std::string_view value = context.arg(2);
-  if (db.SetString(key, hash, value, kNoExpiry, StringEncodingFor(value)) ==
+  if (keyspace.SetString(db, key, hash, value, kNoExpiry, StringEncodingFor(value), events::kSet) ==
       Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
@@ -225,17 +266,24 @@ void CmdSetnx(CommandContext& context) {
 void SetWithTtl(CommandContext& context, uint32_t form) {
   int64_t expire_at_ms = kNoExpiry;
   if (!ExpireAtMs(context, form, context.arg(2), &expire_at_ms)) return;
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view key = context.arg(1);
-  const uint64_t hash = db.Hash(key);
+  const uint64_t hash = keyspace.Hash(db, key);
   // The lookup reclaims an expired key first, as Redis's lookupKeyWrite does.
-  LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
+  keyspace.LookupWrite(db, key, hash);
   const std::string_view value = context.arg(3);
-  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==
-      Database::SetOutcome::kOutOfMemory) {
+  if (keyspace.SetString(db, key, hash, value, expire_at_ms, StringEncodingFor(value),
+                         events::kSet) == Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
   }
+  if (context.propagating()) {
+    char text[kInt64TextMax];
+    const size_t length = FormatInt64(expire_at_ms, text);
+    context.PropagateAs({"SET", key, value, "PXAT", {text, length}});
+  }
+  AnnounceExpiry(context, expire_at_ms);
   context.reply.Ok();
 }
 
@@ -249,44 +297,60 @@ void CmdGetex(CommandContext& context) {
   uint32_t flags = 0;
   std::string_view expire;
   if (!ParseGetexOptions(context, &flags, &expire)) return;
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view key = context.arg(1);
-  Entry* entry = LookupKey(context.engine, db, key, LookupIntent::kRead);
-  if (entry == nullptr) {
+  const uint64_t hash = keyspace.Hash(db, key);
+  const Entry* found = keyspace.Lookup(db, key, hash);
+  if (found == nullptr) {
     context.reply.NullBulk();
     return;
   }
-  if (entry->type() != ValueType::kString) {
+  if (found->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
   int64_t expire_at_ms = kNoExpiry;
   if ((flags & kSetAnyExpiry) && !ExpireAtMs(context, flags, expire, &expire_at_ms)) return;
+  if (!(flags & (kSetAnyExpiry | kSetPersist)) ||
+      (!(flags & kSetAnyExpiry) && !found->has_expiry())) {
+    context.reply.Bulk(found->value());
+    return;
+  }
+  // It changes the key: the read lookup touched it already.
+  Entry* entry = keyspace.LookupWrite(db, key, hash, kLookupNoTouch);
   if (flags & kSetAnyExpiry) {
     // Redis's checkAlreadyExpired (when <= now), unlike lazy expiry's now > when: an absolute
     // time equal to the command time deletes the key at once, after the reply.
-    if (ExpiryIsPast(context.engine, expire_at_ms)) {
+    if (keyspace.ExpiryIsPast(expire_at_ms)) {
       context.reply.Bulk(entry->value());
-      SetKeyExpiry(context.engine, db, &entry, expire_at_ms);
+      keyspace.SetExpiry(db, &entry, expire_at_ms);
+      PropagateAsDel(context, key, keyspace.settings().lazyfree_lazy_expire);
       return;
     }
     // Adding an expiry moves the entry, which can be refused: then the command fails with
     // nothing changed rather than reply with a value whose expiry it did not set.
-    if (SetKeyExpiry(context.engine, db, &entry, expire_at_ms) == ExpiryOutcome::kOutOfMemory) {
+    if (keyspace.SetExpiry(db, &entry, expire_at_ms) == ExpiryOutcome::kOutOfMemory) {
       context.reply.Error(errors::kOom);
       return;
     }
-  } else if ((flags & kSetPersist) && entry->has_expiry() && !RemoveKeyExpiry(db, &entry)) {
-    context.reply.Error(errors::kOom);
-    return;
+    PropagateAsPexpireat(context, key, expire_at_ms, {});
+  } else {
+    if (!keyspace.RemoveExpiry(db, &entry)) {
+      context.reply.Error(errors::kOom);
+      return;
+    }
+    context.PropagateAs({"PERSIST", key});
   }
   context.reply.Bulk(entry->value());
 }
 
 void CmdGetdel(CommandContext& context) {
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view key = context.arg(1);
-  Entry* entry = LookupKey(context.engine, db, key, LookupIntent::kRead);
+  const uint64_t hash = keyspace.Hash(db, key);
+  const Entry* entry = keyspace.Lookup(db, key, hash);
   if (entry == nullptr) {
     context.reply.NullBulk();
     return;
@@ -296,26 +360,28 @@ void CmdGetdel(CommandContext& context) {
     return;
   }
   context.reply.Bulk(entry->value());
-  db.Erase(key);
+  keyspace.Delete(db, key, hash);
+  context.PropagateAs({"DEL", key});
 }
 
 // GETSET key value: SET key value GET, which also clears the expiry.
 void CmdGetset(CommandContext& context) {
-  Database& db = context.db();
   const std::string_view key = context.arg(1);
-  const uint64_t hash = db.Hash(key);
-  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kRead);
+  const uint64_t hash = context.keyspace.Hash(context.db_index(), key);
+  const Entry* existing = context.keyspace.Lookup(context.db_index(), key, hash);
   if (existing != nullptr && existing->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
   }
+  // Redis propagates it as SET, since its GET part has no one to reply to on a replica.
+  context.PropagateAs({"SET", key, context.arg(2)});
   SetAndReplyWithOld(context, key, hash, existing, context.arg(2), kNoExpiry);
 }
 
 void CmdMget(CommandContext& context) {
   context.reply.ArrayHeader(context.argc() - 1);
   for (size_t i = 1; i < context.argc(); i++) {
-    Entry* entry = LookupKey(context.engine, context.db(), context.arg(i), LookupIntent::kRead);
+    const Entry* entry = context.keyspace.Lookup(context.db_index(), context.arg(i));
     // A key of another type reads as missing here, not as an error.
     if (entry == nullptr || entry->type() != ValueType::kString) {
       context.reply.NullBulk();
@@ -338,23 +404,26 @@ void CmdMget(CommandContext& context) {
 // Every pair of one key falls in the same phase, in argument order, so the last value of a key
 // repeated in the command wins, as in Redis.
 bool MsetPairs(CommandContext& context) {
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const size_t pairs = (context.argc() - 1) / 2;
   std::vector<uint8_t> existed(pairs);
   for (size_t p = 0; p < pairs; p++) {
-    existed[p] =
-        LookupKey(context.engine, db, context.arg(1 + 2 * p), LookupIntent::kWrite) != nullptr;
+    existed[p] = keyspace.LookupWrite(db, context.arg(1 + 2 * p)) != nullptr;
   }
+  Keyspace::QuietWrites quiet(keyspace);
   auto undo_new_keys = [&](size_t end) {
     for (size_t p = 0; p < end; p++) {
-      if (!existed[p]) db.Erase(context.arg(1 + 2 * p));
+      if (!existed[p]) keyspace.UndoCreate(db, context.arg(1 + 2 * p));
     }
   };
   for (size_t p = 0; p < pairs; p++) {
     if (existed[p]) continue;
+    const std::string_view key = context.arg(1 + 2 * p);
     const std::string_view value = context.arg(2 + 2 * p);
-    if (db.SetString(context.arg(1 + 2 * p), db.Hash(context.arg(1 + 2 * p)), value, kNoExpiry,
-                     StringEncodingFor(value)) == Database::SetOutcome::kOutOfMemory) {
+    if (keyspace.SetString(db, key, keyspace.Hash(db, key), value, kNoExpiry,
+                           StringEncodingFor(value),
+                           events::kSet) == Database::SetOutcome::kOutOfMemory) {
       undo_new_keys(p);
       return false;
     }
@@ -363,18 +432,30 @@ bool MsetPairs(CommandContext& context) {
   for (size_t p = 0; p < pairs; p++) {
     if (!existed[p]) continue;
     const std::string_view value = context.arg(2 + 2 * p);
-    prepared[p] =
-        db.PrepareString(context.arg(1 + 2 * p), value, kNoExpiry, StringEncodingFor(value));
+    prepared[p] = keyspace.PrepareString(db, context.arg(1 + 2 * p), value, kNoExpiry,
+                                         StringEncodingFor(value));
     if (prepared[p] == nullptr) {
       for (Entry* entry : prepared) {
-        if (entry != nullptr) db.DiscardPrepared(entry);
+        if (entry != nullptr) keyspace.DiscardPrepared(db, entry);
       }
       undo_new_keys(pairs);
       return false;
     }
   }
   for (size_t p = 0; p < pairs; p++) {
-    if (existed[p]) db.CommitPrepared(prepared[p], db.Hash(context.arg(1 + 2 * p)));
+    if (existed[p]) {
+      const std::string_view key = context.arg(1 + 2 * p);
+      keyspace.CommitPrepared(db, prepared[p], keyspace.Hash(db, key), events::kSet);
+    }
+  }
+  // Announced in argument order, as Redis writes them: a key that did not exist is "new" at its
+  // first pair only.
+  if (!keyspace.observed()) return true;
+  std::unordered_set<std::string_view> created;
+  for (size_t p = 0; p < pairs; p++) {
+    const std::string_view key = context.arg(1 + 2 * p);
+    const bool first_creation = !existed[p] && created.insert(key).second;
+    keyspace.AnnounceWrite(db, key, events::kSet, first_creation);
   }
   return true;
 }
@@ -388,8 +469,7 @@ void MsetGeneric(CommandContext& context, bool nx) {
   }
   if (nx) {
     for (size_t i = 1; i < context.argc(); i += 2) {
-      if (LookupKey(context.engine, context.db(), context.arg(i), LookupIntent::kWrite) !=
-          nullptr) {
+      if (context.keyspace.LookupWrite(context.db_index(), context.arg(i)) != nullptr) {
         context.reply.Integer(0);
         return;
       }
@@ -412,14 +492,15 @@ void CmdMsetnx(CommandContext& context) { MsetGeneric(context, true); }
 // APPEND key value. A new key is stored as SET stores it (int, embstr or raw); appending to an
 // existing string leaves it raw, as Redis's in-place edit does, even when nothing is appended.
 void CmdAppend(CommandContext& context) {
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view key = context.arg(1);
   const std::string_view tail = context.arg(2);
-  const uint64_t hash = db.Hash(key);
-  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
+  const uint64_t hash = keyspace.Hash(db, key);
+  Entry* existing = keyspace.LookupWrite(db, key, hash);
   if (existing == nullptr) {
-    if (db.SetString(key, hash, tail, kNoExpiry, StringEncodingFor(tail)) ==
-        Database::SetOutcome::kOutOfMemory) {
+    if (keyspace.SetString(db, key, hash, tail, kNoExpiry, StringEncodingFor(tail),
+                           events::kAppend) == Database::SetOutcome::kOutOfMemory) {
       context.reply.Error(errors::kOom);
       return;
     }
@@ -433,7 +514,7 @@ void CmdAppend(CommandContext& context) {
   const size_t head_size = existing->value_size();
   if (!CheckStringLength(context, head_size, tail.size())) return;
   // In place while the entry has room (Database::WriteStringRange): amortised O(1) per byte.
-  Entry* appended = db.WriteStringRange(existing, hash, head_size, tail);
+  Entry* appended = keyspace.WriteStringRange(db, existing, hash, head_size, tail, events::kAppend);
   if (appended == nullptr) {
     context.reply.Error(errors::kOom);
     return;
@@ -442,7 +523,7 @@ void CmdAppend(CommandContext& context) {
 }
 
 void CmdStrlen(CommandContext& context) {
-  Entry* entry = LookupKey(context.engine, context.db(), context.arg(1), LookupIntent::kRead);
+  const Entry* entry = context.keyspace.Lookup(context.db_index(), context.arg(1));
   if (entry == nullptr) {
     context.reply.Integer(0);
     return;
@@ -463,7 +544,7 @@ void CmdGetrange(CommandContext& context) {
     context.reply.Error(errors::kNotInteger);
     return;
   }
-  Entry* entry = LookupKey(context.engine, context.db(), context.arg(1), LookupIntent::kRead);
+  const Entry* entry = context.keyspace.Lookup(context.db_index(), context.arg(1));
   if (entry == nullptr) {
     context.reply.Bulk("");
     return;
@@ -504,11 +585,12 @@ void CmdSetrange(CommandContext& context) {
     context.reply.Error("ERR offset is out of range");
     return;
   }
-  Database& db = context.db();
+  Keyspace& keyspace = context.keyspace;
+  const int db = context.db_index();
   const std::string_view key = context.arg(1);
   const std::string_view patch = context.arg(3);
-  const uint64_t hash = db.Hash(key);
-  Entry* existing = LookupKey(context.engine, db, key, hash, LookupIntent::kWrite);
+  const uint64_t hash = keyspace.Hash(db, key);
+  Entry* existing = keyspace.LookupWrite(db, key, hash);
   if (existing != nullptr && existing->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return;
@@ -521,7 +603,8 @@ void CmdSetrange(CommandContext& context) {
   if (!CheckStringLength(context, static_cast<uint64_t>(offset), patch.size())) return;
   const size_t patch_at = static_cast<size_t>(offset);
   if (existing != nullptr) {
-    Entry* patched = db.WriteStringRange(existing, hash, patch_at, patch);
+    Entry* patched =
+        keyspace.WriteStringRange(db, existing, hash, patch_at, patch, events::kSetrange);
     if (patched == nullptr) {
       context.reply.Error(errors::kOom);
       return;
@@ -538,8 +621,8 @@ void CmdSetrange(CommandContext& context) {
   }
   std::memset(created.data(), 0, patch_at);
   std::memcpy(created.data() + patch_at, patch.data(), patch.size());
-  if (db.SetString(key, hash, created.view(), kNoExpiry, ObjectEncoding::kRaw) ==
-      Database::SetOutcome::kOutOfMemory) {
+  if (keyspace.SetString(db, key, hash, created.view(), kNoExpiry, ObjectEncoding::kRaw,
+                         events::kSetrange) == Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
   }

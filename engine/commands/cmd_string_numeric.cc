@@ -6,6 +6,7 @@
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
+#include "engine/db/notify.h"
 
 namespace keel {
 namespace {
@@ -15,7 +16,7 @@ constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 // Looks args[1] up for writing. Returns false after a WRONGTYPE error; `entry` is null for a
 // missing key.
 bool LookupCounter(CommandContext& context, uint64_t hash, Entry** entry) {
-  *entry = LookupKey(context.engine, context.db(), context.arg(1), hash, LookupIntent::kWrite);
+  *entry = context.keyspace.LookupWrite(context.db_index(), context.arg(1), hash);
   if (*entry != nullptr && (*entry)->type() != ValueType::kString) {
     context.reply.Error(errors::kWrongType);
     return false;
@@ -25,10 +26,10 @@ bool LookupCounter(CommandContext& context, uint64_t hash, Entry** entry) {
 
 // Stores `text` at args[1] with the expiry `entry` had. Returns false after an OOM error.
 bool StoreCounter(CommandContext& context, uint64_t hash, const Entry* entry, std::string_view text,
-                  ObjectEncoding encoding) {
+                  ObjectEncoding encoding, KeyEvent event) {
   const int64_t expire_at_ms = entry != nullptr ? entry->expire_at_ms() : kNoExpiry;
-  if (context.db().SetString(context.arg(1), hash, text, expire_at_ms, encoding) ==
-      Database::SetOutcome::kOutOfMemory) {
+  if (context.keyspace.SetString(context.db_index(), context.arg(1), hash, text, expire_at_ms,
+                                 encoding, event) == Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return false;
   }
@@ -38,7 +39,7 @@ bool StoreCounter(CommandContext& context, uint64_t hash, const Entry* entry, st
 // Redis's incrDecrCommand: a missing key counts as 0; the stored value must be a strict decimal
 // int64 (string2ll), and the sum must not leave the int64 range.
 void IncrementBy(CommandContext& context, int64_t increment) {
-  const uint64_t hash = context.db().Hash(context.arg(1));
+  const uint64_t hash = context.keyspace.Hash(context.db_index(), context.arg(1));
   Entry* entry = nullptr;
   if (!LookupCounter(context, hash, &entry)) return;
   int64_t value = 0;
@@ -54,7 +55,8 @@ void IncrementBy(CommandContext& context, int64_t increment) {
   value += increment;
   char text[kInt64TextMax];
   const size_t length = FormatInt64(value, text);
-  if (!StoreCounter(context, hash, entry, std::string_view(text, length), ObjectEncoding::kInt)) {
+  if (!StoreCounter(context, hash, entry, std::string_view(text, length), ObjectEncoding::kInt,
+                    events::kIncrby)) {
     return;
   }
   context.reply.Integer(value);
@@ -90,7 +92,7 @@ void CmdDecrby(CommandContext& context) {
 // x86-64). The stored value and the reply are the "%.17Lf" text with trailing zeros dropped, so
 // 0.1 + 0.2 gives "0.3" and 1e50 gives all 51 of its digits.
 void CmdIncrbyfloat(CommandContext& context) {
-  const uint64_t hash = context.db().Hash(context.arg(1));
+  const uint64_t hash = context.keyspace.Hash(context.db_index(), context.arg(1));
   Entry* entry = nullptr;
   if (!LookupCounter(context, hash, &entry)) return;
   long double value = 0;
@@ -110,7 +112,9 @@ void CmdIncrbyfloat(CommandContext& context) {
   // Redis creates the result with createStringObject, never as an int: "10" is embstr.
   const ObjectEncoding encoding =
       result.size() <= 44 ? ObjectEncoding::kEmbstr : ObjectEncoding::kRaw;
-  if (!StoreCounter(context, hash, entry, result, encoding)) return;
+  if (!StoreCounter(context, hash, entry, result, encoding, events::kIncrbyfloat)) return;
+  // Replayed as the value it produced, so that a replica's floating point cannot differ.
+  context.PropagateAs({"SET", context.arg(1), result, "KEEPTTL"});
   context.reply.Bulk(result);
 }
 

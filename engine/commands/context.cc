@@ -3,10 +3,36 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <vector>
 
 #include "engine/base/numbers.h"
 
 namespace keel {
+
+void CommandContext::PropagateAs(std::initializer_list<std::string_view> args) {
+  PropagateAs(std::span<const std::string_view>(args.begin(), args.size()));
+}
+
+void CommandContext::PropagateAs(std::span<const std::string_view> args) {
+  if (!propagating()) return;
+  CallFrame& frame = engine.current_call();
+  frame.rewritten = true;
+  frame.propagated_args.assign(args.begin(), args.end());
+}
+
+void PropagateAsDel(CommandContext& context, std::string_view key, bool lazy) {
+  context.PropagateAs({lazy ? "UNLINK" : "DEL", key});
+}
+
+void PropagateAsPexpireat(CommandContext& context, std::string_view key, int64_t at_ms,
+                          std::span<const std::string_view> options) {
+  if (!context.propagating()) return;
+  char text[kInt64TextMax];
+  const size_t length = FormatInt64(at_ms, text);
+  std::vector<std::string_view> args = {"PEXPIREAT", key, std::string_view(text, length)};
+  args.insert(args.end(), options.begin(), options.end());
+  context.PropagateAs(args);
+}
 
 std::string WrongArityError(const CommandSpec& spec) {
   return "ERR wrong number of arguments for '" + spec.full_name + "' command";

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "engine/commands/command_spec.h"
@@ -16,17 +18,38 @@ class CommandContext {
  public:
   CommandContext(Engine& engine, Client& client, std::span<const std::string_view> args,
                  const CommandSpec& spec)
-      : engine(engine), client(client), reply(client.reply()), args(args), spec(spec) {}
+      : engine(engine),
+        keyspace(engine.keyspace()),
+        client(client),
+        reply(client.reply()),
+        args(args),
+        spec(spec) {}
 
   size_t argc() const { return args.size(); }
   std::string_view arg(size_t index) const { return args[index]; }
-  Database& db() { return engine.database(client.db_index); }
+  // The client's database: its index for the keyspace's calls, and its contents to read.
+  int db_index() const { return client.db_index; }
+  const Database& db() const { return keyspace.database(client.db_index); }
   // The command-time snapshot (wall-clock ms): every expiry decision of this command uses it.
   int64_t now_ms() const { return engine.command_time_ms(); }
   // Shows argument `index` as "(redacted)" in the slow log and to MONITOR clients.
   void Redact(size_t index) { engine.RedactArgument(index); }
 
+  // --- Propagation of this command (docs/DESIGN.md section 6) ---------------------------
+  // Whether anything records what is propagated (an AOF, a replica, a test): a handler may
+  // skip building a rewrite when not.
+  bool propagating() const { return keyspace.propagation().active(); }
+  // Propagate this command as `args` instead of as it was sent, if it changed the keyspace
+  // (Redis's rewriteClientCommandVector: SET k v EX 10 as SET k v PXAT <ms>).
+  void PropagateAs(std::initializer_list<std::string_view> args);
+  void PropagateAs(std::span<const std::string_view> args);
+  // Propagate this command even if it changed nothing (FLUSHDB of an empty database).
+  void ForcePropagation() { engine.current_call().force_propagation = true; }
+  // Do not propagate this command itself: what it ran inside it is propagated instead.
+  void PreventPropagation() { engine.current_call().prevent_propagation = true; }
+
   Engine& engine;
+  Keyspace& keyspace;
   Client& client;
   ReplyBuilder& reply;
   std::span<const std::string_view> args;
@@ -82,6 +105,14 @@ bool ParseDbIndexArg(CommandContext& context, std::string_view text, int* index)
 // proto-max-bulk-len is set higher (the same error then names a limit that is not the configured
 // one). Replies with the error and returns false when it would.
 bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append);
+
+// Propagation rewrites shared by families. A command whose new expiry was already past deleted
+// the key: it replays as DEL, or as UNLINK with lazyfree-lazy-expire (`lazy`). One that set an
+// expiry replays as PEXPIREAT key <absolute ms>, followed by `options` (EXPIRE's NX, XX, GT, LT
+// as sent).
+void PropagateAsDel(CommandContext& context, std::string_view key, bool lazy);
+void PropagateAsPexpireat(CommandContext& context, std::string_view key, int64_t at_ms,
+                          std::span<const std::string_view> options);
 
 // Option matching as Redis's C code compares: the argument up to its first NUL byte, any case.
 bool OptionIs(std::string_view arg, std::string_view option);

@@ -88,7 +88,7 @@ class KeyspaceModelTest : public CommandTest {
   // draws): the model follows it.
   void ForgetReclaimed(int64_t now_ms) {
     for (int index = 0; index < kDatabases; index++) {
-      Database& db = engine_->database(index);
+      const Database& db = engine_->database(index);
       model_.ForgetExpired(index, now_ms,
                            [&](const std::string& key) { return db.Find(key) == nullptr; });
     }

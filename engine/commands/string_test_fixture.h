@@ -17,7 +17,7 @@ class StringTest : public CommandTest {
   void TearDown() override {
     // Planted keys go back to being strings so that freeing them frees what they really hold.
     for (const std::string& key : planted_) {
-      if (Entry* entry = engine_->database(0).Find(key))
+      if (Entry* entry = engine_->keyspace().MutableEntryForTesting(0, key))
         entry->SetTypeForTesting(ValueType::kString);
     }
   }
@@ -40,7 +40,7 @@ class StringTest : public CommandTest {
   // Makes `key` (db 0) a key of another type, as a list would be: commands see WRONGTYPE.
   void PlantList(std::string_view key) {
     ASSERT_EQ(Run({"set", key, "payload"}), Ok());
-    engine_->database(0).Find(key)->SetTypeForTesting(ValueType::kList);
+    engine_->keyspace().MutableEntryForTesting(0, key)->SetTypeForTesting(ValueType::kList);
     planted_.emplace_back(key);
   }
 

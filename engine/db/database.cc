@@ -71,6 +71,11 @@ Entry* Database::Find(std::string_view key, uint64_t hash) {
   return entry;
 }
 
+const Entry* Database::FindConst(std::string_view key, uint64_t hash) const {
+  KEEL_DASSERT(hash == Hash(key));
+  return TableFor(hash).Find(key, hash);
+}
+
 Entry* Database::NewEntry(ValueType type, ObjectEncoding encoding, std::string_view key,
                           size_t value_size, int64_t expire_at_ms) {
   KEEL_ASSERT(key.size() <= UINT32_MAX);

@@ -11,6 +11,10 @@
 // Pointers to entries stay valid until that entry is replaced, re-expired (SetExpiry may move
 // it) or erased; table resizing never moves entries. Every allocation is accounted and a refused
 // one fails the operation with nothing changed.
+//
+// The mutating methods are the storage layer: only the Keyspace (keyspace.h), which wraps every
+// write with the write path's bookkeeping, and this class's own tests call them. Everyone else
+// sees databases as const through Keyspace::database().
 #pragma once
 
 #include <cstddef>
@@ -60,6 +64,10 @@ class Database {
   // The entry for `key`, or nullptr. Ignores expiry: callers decide (see keyspace.h).
   Entry* Find(std::string_view key) { return Find(key, Hash(key)); }
   Entry* Find(std::string_view key, uint64_t hash);
+  // The same for readers of a const database (no lookup cache).
+  const Entry* FindConst(std::string_view key, uint64_t hash) const;
+  const Entry* Find(std::string_view key) const { return FindConst(key, Hash(key)); }
+  uint64_t hash_seed() const { return hash_seed_; }
 
   enum class SetOutcome : uint8_t { kInserted, kReplaced, kOutOfMemory };
   // Makes `key` hold the string `value` with `expire_at_ms` (kNoExpiry for none) and `encoding`
@@ -121,7 +129,7 @@ class Database {
   // scan is visited at least once whatever resizes happen in between; the cursor is a position in
   // hash space, not in a table.
   template <typename Visit>
-  uint64_t Scan(uint64_t cursor, size_t count, Visit&& visit);
+  uint64_t Scan(uint64_t cursor, size_t count, Visit&& visit) const;
 
   // A random entry (nullptr when empty), and a random entry among those with an expiry.
   Entry* RandomEntry(Rng& rng);
@@ -200,7 +208,7 @@ void Database::VisitRange(const KeyTable& table, uint64_t low, uint64_t high, bo
 }
 
 template <typename Visit>
-uint64_t Database::Scan(uint64_t cursor, size_t count, Visit&& visit) {
+uint64_t Database::Scan(uint64_t cursor, size_t count, Visit&& visit) const {
   if (size() == 0) return 0;
   if (count == 0) count = 1;
   // The chunk ends at a boundary slot of the table that holds the cursor's hash: its first hash

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "engine/db/keyspace.h"
-#include "engine/server/engine.h"
 
 namespace keel {
 namespace {
@@ -21,44 +20,44 @@ bool RandomPolicy(MaxmemoryPolicy policy) {
   return policy == MaxmemoryPolicy::kVolatileRandom || policy == MaxmemoryPolicy::kAllkeysRandom;
 }
 
-uint64_t Score(const Engine& engine, MaxmemoryPolicy policy, const Entry& entry) {
+uint64_t Score(const Keyspace& keyspace, MaxmemoryPolicy policy, const Entry& entry) {
   switch (policy) {
     case MaxmemoryPolicy::kVolatileLfu:
     case MaxmemoryPolicy::kAllkeysLfu:
-      return 255 - LfuCounter(engine, entry);
+      return 255 - keyspace.LfuCounter(entry);
     case MaxmemoryPolicy::kVolatileTtl:
       return UINT64_MAX - static_cast<uint64_t>(entry.expire_at_ms());
     default:
-      return static_cast<uint64_t>(IdleTimeMs(engine, entry));
+      return static_cast<uint64_t>(keyspace.IdleTimeMs(entry));
   }
 }
 
 // Samples maxmemory-samples keys of every database into the pool (evictionPoolPopulate).
-void PopulatePool(Engine& engine, MaxmemoryPolicy policy, EvictionPool& pool) {
-  const int64_t samples = engine.settings().maxmemory_samples;
+void PopulatePool(Keyspace& keyspace, MaxmemoryPolicy policy, EvictionPool& pool) {
+  const int64_t samples = keyspace.settings().maxmemory_samples;
   const bool volatile_only = VolatileOnly(policy);
-  for (int index = 0; index < engine.database_count(); index++) {
-    Database& db = engine.database(index);
+  for (int index = 0; index < keyspace.database_count(); index++) {
+    const Database& db = keyspace.database(index);
     if ((volatile_only ? db.expires_count() : db.size()) == 0) continue;
     for (int64_t i = 0; i < samples; i++) {
-      Entry* entry =
-          volatile_only ? db.RandomVolatileEntry(engine.rng()) : db.RandomEntry(engine.rng());
+      const Entry* entry =
+          volatile_only ? keyspace.RandomVolatileEntry(index) : keyspace.RandomEntry(index);
       if (entry == nullptr) break;
-      pool.Offer(Score(engine, policy, *entry), index, entry->key());
+      pool.Offer(Score(keyspace, policy, *entry), index, entry->key());
     }
   }
 }
 
 // The next key to evict, by the policy; false when there is none.
-bool PickVictim(Engine& engine, MaxmemoryPolicy policy, int* database, std::string* key) {
+bool PickVictim(Keyspace& keyspace, Evictor& evictor, MaxmemoryPolicy policy, int* database,
+                std::string* key) {
   const bool volatile_only = VolatileOnly(policy);
   if (RandomPolicy(policy)) {
     // Round robin over the databases, as Redis's next_db does.
-    for (int tries = 0; tries < engine.database_count(); tries++) {
-      const int index = engine.next_eviction_database();
-      Database& db = engine.database(index);
-      Entry* entry =
-          volatile_only ? db.RandomVolatileEntry(engine.rng()) : db.RandomEntry(engine.rng());
+    for (int tries = 0; tries < keyspace.database_count(); tries++) {
+      const int index = evictor.NextDatabase(keyspace.database_count());
+      const Entry* entry =
+          volatile_only ? keyspace.RandomVolatileEntry(index) : keyspace.RandomEntry(index);
       if (entry != nullptr) {
         *database = index;
         key->assign(entry->key());
@@ -67,13 +66,14 @@ bool PickVictim(Engine& engine, MaxmemoryPolicy policy, int* database, std::stri
     }
     return false;
   }
-  EvictionPool& pool = engine.eviction_pool();
+  EvictionPool& pool = evictor.pool();
   for (int attempt = 0; attempt < 4; attempt++) {
-    PopulatePool(engine, policy, pool);
+    PopulatePool(keyspace, policy, pool);
     EvictionPool::Candidate candidate;
     while (pool.TakeBest(&candidate)) {
       // A candidate may have gone (deleted, or lost its expiry) since it was sampled.
-      Entry* entry = engine.database(candidate.database).Find(candidate.key);
+      const Database& db = keyspace.database(candidate.database);
+      const Entry* entry = db.FindConst(candidate.key, db.Hash(candidate.key));
       if (entry == nullptr || (volatile_only && !entry->has_expiry())) continue;
       *database = candidate.database;
       *key = std::move(candidate.key);
@@ -104,23 +104,22 @@ bool EvictionPool::TakeBest(Candidate* candidate) {
   return true;
 }
 
-EvictionResult PerformEvictions(Engine& engine) {
-  const int64_t maxmemory = engine.settings().maxmemory;
+EvictionResult Evictor::Perform(Keyspace& keyspace, const MemoryAccountant& memory) {
+  const KeyspaceSettings& settings = keyspace.settings();
+  const int64_t maxmemory = settings.maxmemory_bytes;
   if (maxmemory <= 0) return EvictionResult::kOk;
-  MemoryAccountant& memory = engine.memory();
   if (memory.used_bytes_total() <= static_cast<size_t>(maxmemory)) return EvictionResult::kOk;
-  const auto policy = static_cast<MaxmemoryPolicy>(engine.settings().maxmemory_policy);
+  const MaxmemoryPolicy policy = settings.maxmemory_policy;
   if (policy == MaxmemoryPolicy::kNoeviction) return EvictionResult::kFailed;
-  const uint64_t budget = kEvictionsPerCallBase *
-                          static_cast<uint64_t>(engine.settings().maxmemory_eviction_tenacity + 1);
+  const uint64_t budget =
+      kEvictionsPerCallBase * static_cast<uint64_t>(settings.maxmemory_eviction_tenacity + 1);
   for (uint64_t evicted = 0; memory.used_bytes_total() > static_cast<size_t>(maxmemory);
        evicted++) {
     if (evicted == budget) return EvictionResult::kRunning;
     int database = 0;
     std::string key;
-    if (!PickVictim(engine, policy, &database, &key)) return EvictionResult::kFailed;
-    engine.database(database).Erase(key);
-    engine.stats().evicted_keys++;
+    if (!PickVictim(keyspace, *this, policy, &database, &key)) return EvictionResult::kFailed;
+    keyspace.Evict(database, key);
   }
   return EvictionResult::kOk;
 }

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace keel {
 
-class Engine;
+class Keyspace;
+class MemoryAccountant;
 
 // The best candidates sampled so far (Redis's EVPOOL_SIZE of 16), kept across calls so that
 // repeated sampling approximates the true least-recently/frequently used key.
@@ -36,8 +38,24 @@ enum class EvictionResult : uint8_t {
   kFailed,   // over maxmemory and nothing can be evicted (noeviction, or no eligible key)
 };
 
-// Evicts keys until used memory is within maxmemory, as maxmemory-policy says. Called before
-// every command when maxmemory is set; denyoom commands are refused on kFailed.
-EvictionResult PerformEvictions(Engine& engine);
+// Eviction's state across commands: the candidate pool and the random policies' round-robin
+// database.
+class Evictor {
+ public:
+  // Evicts keys (Keyspace::Evict) until `memory` is within maxmemory, as maxmemory-policy says.
+  // Called before every command when maxmemory is set; denyoom commands are refused on kFailed.
+  EvictionResult Perform(Keyspace& keyspace, const MemoryAccountant& memory);
+
+  EvictionPool& pool() { return pool_; }
+  // The next database of the round robin over `count` databases.
+  int NextDatabase(int count) {
+    next_database_ = (next_database_ + 1) % count;
+    return next_database_;
+  }
+
+ private:
+  EvictionPool pool_;
+  int next_database_ = 0;
+};
 
 }  // namespace keel

@@ -32,7 +32,7 @@ TEST_F(EvictionTest, NoevictionRefusesWritesWithRedisTextButServesReads) {
             Err("OOM command not allowed when used memory > 'maxmemory'."));
   EXPECT_EQ(Run({"get", "key:1"}), Bulk(std::string(100, 'v')));  // readonly: allowed
   EXPECT_EQ(Run({"del", "key:1"}), Int(1));                       // not denyoom: allowed
-  EXPECT_EQ(engine_->stats().evicted_keys, 0u);
+  EXPECT_EQ(engine_->keyspace().stats().evicted_keys, 0u);
 }
 
 TEST_F(EvictionTest, AllkeysPoliciesEvictUntilWithinTheLimit) {
@@ -43,7 +43,7 @@ TEST_F(EvictionTest, AllkeysPoliciesEvictUntilWithinTheLimit) {
     EXPECT_LE(engine_->memory().used_bytes_total(),
               static_cast<size_t>(engine_->settings().maxmemory))
         << policy;
-    EXPECT_GT(engine_->stats().evicted_keys, 0u) << policy;
+    EXPECT_GT(engine_->keyspace().stats().evicted_keys, 0u) << policy;
     EXPECT_EQ(Run({"exists", "new"}), Int(1)) << policy;
   }
 }
@@ -58,7 +58,7 @@ TEST_F(EvictionTest, VolatilePoliciesEvictOnlyKeysWithAnExpiry) {
     for (int i = 1; i < 500; i += 2) {
       ASSERT_EQ(Run({"exists", "key:" + std::to_string(i)}), Int(1)) << policy << " " << i;
     }
-    EXPECT_GT(engine_->stats().evicted_keys, 0u) << policy;
+    EXPECT_GT(engine_->keyspace().stats().evicted_keys, 0u) << policy;
   }
 }
 
@@ -101,16 +101,16 @@ TEST_F(EvictionTest, ActiveExpiryRemovesExpiredKeysWithoutAccess) {
   AdvanceMs(200);
   engine_->BeginTimeSlice();
   for (int cycle = 0; cycle < 100 && engine_->database(0).size() > 1; cycle++) {
-    ActiveExpireCycle(*engine_);
+    ActiveExpireCycle(engine_->keyspace(), env_.clock(), engine_->wall_ms());
   }
   EXPECT_EQ(Run({"dbsize"}), Int(1));
-  EXPECT_EQ(engine_->stats().expired_keys, 300u);
+  EXPECT_EQ(engine_->keyspace().stats().expired_keys, 300u);
   // Turned off, it removes nothing.
   engine_->set_active_expire_enabled(false);
   ASSERT_EQ(Run({"set", "k", "v", "px", "1"}), Ok());
   AdvanceMs(10);
   engine_->BeginTimeSlice();
-  EXPECT_EQ(ActiveExpireCycle(*engine_).expired, 0u);
+  engine_->Cron();
   EXPECT_EQ(Run({"dbsize"}), Int(2));
 }
 

@@ -1,7 +1,7 @@
 #include "engine/db/expiry.h"
 
 #include "engine/db/keyspace.h"
-#include "engine/server/engine.h"
+#include "engine/env/env.h"
 
 namespace keel {
 namespace {
@@ -18,37 +18,35 @@ constexpr int kRoundsPerDatabaseMax = 16;
 
 }  // namespace
 
-ExpiryCycleReport ActiveExpireCycle(Engine& engine) {
+ExpiryCycleReport ActiveExpireCycle(Keyspace& keyspace, Clock& clock, int64_t now_ms) {
   ExpiryCycleReport report;
   // Expiring is writing: not while writes are paused (CLIENT PAUSE), as in Redis.
-  if (!engine.active_expire_enabled() || engine.writes_paused()) return report;
-  const int64_t effort = engine.settings().active_expire_effort - 1;  // 0..9
+  if (keyspace.writes_paused()) return report;
+  const int64_t effort = keyspace.settings().active_expire_effort - 1;  // 0..9
   const uint64_t keys_per_loop = kKeysPerLoop + kKeysPerLoop / 4 * static_cast<uint64_t>(effort);
   const uint64_t acceptable_stale = kAcceptableStalePercent - static_cast<uint64_t>(effort);
-  const int64_t hz = engine.settings().hz;
+  const int64_t hz = keyspace.settings().hz;
   const int64_t time_budget_us = 1000000 * (kSlowTimePercent + 2 * effort) / hz / 100;
-  const int64_t start_us = engine.env().clock().MonotonicUs();
-  const int64_t now_ms = engine.wall_ms();
-  for (int index = 0; index < engine.database_count(); index++) {
-    Database& db = engine.database(index);
+  const int64_t start_us = clock.MonotonicUs();
+  for (int index = 0; index < keyspace.database_count(); index++) {
+    const Database& db = keyspace.database(index);
     for (int round = 0; round < kRoundsPerDatabaseMax && db.expires_count() > 0; round++) {
       uint64_t expired = 0;
       const uint64_t samples =
           db.expires_count() < keys_per_loop ? db.expires_count() : keys_per_loop;
       for (uint64_t i = 0; i < samples; i++) {
-        Entry* entry = db.RandomVolatileEntry(engine.rng());
+        const Entry* entry = keyspace.RandomVolatileEntry(index);
         if (entry == nullptr) break;
         report.sampled++;
         if (IsExpired(*entry, now_ms)) {
           const std::string_view key = entry->key();
-          DeleteExpiredKey(engine, db, key, db.Hash(key));
+          keyspace.DeleteExpired(index, key, db.Hash(key));
           expired++;
         }
       }
       report.expired += expired;
       if (expired * 100 <= samples * acceptable_stale) break;
-      if (engine.env().clock().MonotonicUs() - start_us > time_budget_us ||
-          round + 1 == kRoundsPerDatabaseMax) {
+      if (clock.MonotonicUs() - start_us > time_budget_us || round + 1 == kRoundsPerDatabaseMax) {
         report.budget_reached = true;
         break;
       }

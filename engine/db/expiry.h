@@ -6,7 +6,8 @@
 
 namespace keel {
 
-class Engine;
+class Clock;
+class Keyspace;
 
 struct ExpiryCycleReport {
   uint64_t sampled = 0;
@@ -16,8 +17,9 @@ struct ExpiryCycleReport {
 
 // Samples keys with an expiry in each database and deletes those that have expired, repeating
 // in a database while more than Redis's acceptable share of the sample was stale, within a
-// budget of keys and of time (active-expire-effort raises both, as in Redis). Deterministic for a
-// given engine random state and clock.
-ExpiryCycleReport ActiveExpireCycle(Engine& engine);
+// budget of keys and of time (active-expire-effort raises both, as in Redis) read on `clock`.
+// Expired keys go through Keyspace::DeleteExpired; `now_ms` is the wall time that decides. Does
+// nothing while writes are paused. Deterministic for a given random state and clock.
+ExpiryCycleReport ActiveExpireCycle(Keyspace& keyspace, Clock& clock, int64_t now_ms);
 
 }  // namespace keel

@@ -1,105 +1,400 @@
 #include "engine/db/keyspace.h"
 
+#include <algorithm>
+
 namespace keel {
 namespace {
 
 constexpr uint32_t kLruClockMax = (1u << 24) - 1;  // Redis's LRU_CLOCK_MAX
 constexpr int64_t kLruClockResolutionMs = 1000;    // Redis's LRU_CLOCK_RESOLUTION
 
-bool LfuPolicy(const Engine& engine) {
-  const auto policy = static_cast<MaxmemoryPolicy>(engine.settings().maxmemory_policy);
-  return policy == MaxmemoryPolicy::kVolatileLfu || policy == MaxmemoryPolicy::kAllkeysLfu;
-}
-
 }  // namespace
 
-Entry* LookupKey(Engine& engine, Database& db, std::string_view key, LookupIntent intent,
-                 uint8_t flags) {
-  return LookupKey(engine, db, key, db.Hash(key), intent, flags);
-}
-
-Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t hash,
-                 LookupIntent intent, uint8_t flags) {
-  Entry* entry = db.Find(key, hash);
-  if (entry != nullptr && IsExpired(*entry, engine.command_time_ms())) {
-    // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
-    // Redis then leaves the key for after the pause).
-    if (!engine.writes_paused()) DeleteExpiredKey(engine, db, key, hash);
-    entry = nullptr;
+Keyspace::Keyspace(MemoryAccountant& memory, Rng& rng, int database_count)
+    : memory_(memory), rng_(rng), slab_(memory) {
+  KEEL_ASSERT(database_count >= 1);
+  for (int i = 0; i < database_count; i++) {
+    databases_.push_back(std::make_unique<Database>(memory_, slab_, access_clock_, rng_.Next()));
   }
-  if (entry != nullptr && !(flags & kLookupNoTouch)) TouchEntry(engine, *entry);
-  if (intent == LookupIntent::kRead) {
-    if (entry != nullptr) {
-      engine.stats().keyspace_hits++;
-    } else {
-      engine.stats().keyspace_misses++;
-    }
+}
+
+Keyspace::~Keyspace() {
+  databases_.clear();  // returns entries before the slab goes away
+}
+
+void Keyspace::set_settings(const KeyspaceSettings& settings) {
+  settings_ = settings;
+  access_clock_.lfu = settings.lfu();
+  // Unless maxmemory is set with an LRU or LFU policy, which needs a private access clock per
+  // key, integers 0..9999 are Redis's shared objects (MAXMEMORY_FLAG_NO_SHARED_INTEGERS).
+  const MaxmemoryPolicy policy = settings.maxmemory_policy;
+  access_clock_.shared_integers =
+      settings.maxmemory_bytes == 0 || !(settings.lfu() || policy == MaxmemoryPolicy::kAllkeysLru ||
+                                         policy == MaxmemoryPolicy::kVolatileLru);
+}
+
+void Keyspace::AddObserver(KeyspaceObserver* observer) {
+  KEEL_ASSERT(observer != nullptr);
+  KEEL_ASSERT(std::find(observers_.begin(), observers_.end(), observer) == observers_.end());
+  observers_.push_back(observer);
+}
+
+void Keyspace::RemoveObserver(KeyspaceObserver* observer) {
+  const size_t removed = std::erase(observers_, observer);
+  KEEL_ASSERT(removed == 1);
+}
+
+void Keyspace::SetCommandTime(int64_t command_time_ms) {
+  command_time_ms_ = command_time_ms;
+  // Redis's LRU clock: seconds, 24 bits; LFU's decrement clock: minutes, 16 bits.
+  access_clock_.lru_clock = static_cast<uint32_t>(command_time_ms / 1000) & 0xffffff;
+  access_clock_.lfu_minutes = static_cast<uint32_t>(command_time_ms / 60000) & 0xffff;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bookkeeping around every write.
+
+void Keyspace::BeforeChange(int db, std::string_view key, uint64_t hash) {
+  if (observers_.empty()) return;
+  const Database& database = *databases_[Index(db)];
+  for (KeyspaceObserver* observer : observers_) observer->BeforeKeyChange(database, key, hash);
+}
+
+void Keyspace::Announce(int db, KeyEvent event, std::string_view key) {
+  if ((settings_.notify_classes & event.type_class) == 0 || observers_.empty()) return;
+  for (KeyspaceObserver* observer : observers_) {
+    observer->KeyEventFired(db, event.type_class, event.name, key);
   }
-  return entry;
 }
 
-void DeleteExpiredKey(Engine& engine, Database& db, std::string_view key, uint64_t hash) {
-  if (db.Erase(key, hash)) engine.stats().expired_keys++;
+void Keyspace::Changed(int db, std::string_view key, KeyEvent event, bool created) {
+  dirty_++;
+  if (quiet_ || observers_.empty()) return;
+  AnnounceWrite(db, key, event, created);
 }
 
-ExpiryOutcome SetKeyExpiry(Engine& engine, Database& db, Entry** entry, int64_t expire_at_ms) {
-  if (ExpiryIsPast(engine, expire_at_ms)) {
-    const std::string_view key = (*entry)->key();
-    db.Erase(key, db.Hash(key));
-    *entry = nullptr;
-    return ExpiryOutcome::kDeleted;
-  }
-  // A time after the command time is positive, so it is never taken for kNoExpiry.
-  Entry* moved = db.SetExpiry(*entry, expire_at_ms);
-  if (moved == nullptr) return ExpiryOutcome::kOutOfMemory;
-  *entry = moved;
-  return ExpiryOutcome::kSet;
+void Keyspace::AnnounceWrite(int db, std::string_view key, KeyEvent event, bool created) {
+  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+  if (created) Announce(db, events::kNew, key);
+  Announce(db, event, key);
 }
 
-bool RemoveKeyExpiry(Database& db, Entry** entry) {
-  Entry* moved = db.SetExpiry(*entry, kNoExpiry);
-  if (moved == nullptr) return false;
-  *entry = moved;
+void Keyspace::UndoCreate(int db, std::string_view key) {
+  KEEL_ASSERT(quiet_);
+  Database& database = mutable_database(db);
+  const bool erased = database.Erase(key, database.Hash(key));
+  KEEL_ASSERT(erased);
+  KEEL_ASSERT(dirty_ > 0);
+  dirty_--;
+}
+
+bool Keyspace::Populate(int db, std::string_view key, uint64_t hash, std::string_view value) {
+  BeforeChange(db, key, hash);
+  const Database::SetOutcome outcome =
+      mutable_database(db).SetString(key, hash, value, kNoExpiry, StringEncodingFor(value));
+  if (outcome == Database::SetOutcome::kOutOfMemory) return false;
+  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+  // An expired key that writes being paused kept is replaced, not created.
+  if (outcome == Database::SetOutcome::kInserted) Announce(db, events::kNew, key);
   return true;
 }
 
-uint32_t LfuCounter(const Engine& engine, const Entry& entry) {
+void Keyspace::Notify(int db, KeyEvent event, std::string_view key) { Announce(db, event, key); }
+
+void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event) {
+  Changed(db, key, event, false);
+}
+
+void Keyspace::PropagateDeletion(int db, std::string_view key, bool lazy) {
+  propagation_.Add(db, {lazy ? "UNLINK" : "DEL", key});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lookups.
+
+const Entry* Keyspace::Peek(int db, std::string_view key, uint64_t hash) const {
+  return databases_[Index(db)]->FindConst(key, hash);
+}
+
+const Entry* Keyspace::Lookup(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
+  Entry* entry = mutable_database(db).Find(key, hash);
+  if (entry != nullptr && IsExpired(*entry, command_time_ms_)) {
+    // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
+    // Redis then leaves the key for after the pause).
+    if (!writes_paused_) DeleteExpired(db, key, hash);
+    entry = nullptr;
+  }
+  if (entry != nullptr) {
+    if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
+    stats_.keyspace_hits++;
+    return entry;
+  }
+  stats_.keyspace_misses++;
+  if (!(flags & kLookupNoNotify)) Announce(db, events::kKeyMiss, key);
+  return nullptr;
+}
+
+Entry* Keyspace::LookupWrite(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
+  Entry* entry = mutable_database(db).Find(key, hash);
+  if (entry != nullptr && IsExpired(*entry, command_time_ms_)) {
+    if (!writes_paused_) DeleteExpired(db, key, hash);
+    return nullptr;
+  }
+  if (entry == nullptr) return nullptr;
+  if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
+  BeforeChange(db, key, hash);
+  return entry;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes.
+
+Database::SetOutcome Keyspace::SetString(int db, std::string_view key, uint64_t hash,
+                                         std::string_view value, int64_t expire_at_ms,
+                                         ObjectEncoding encoding, KeyEvent event) {
+  BeforeChange(db, key, hash);
+  const Database::SetOutcome outcome =
+      mutable_database(db).SetString(key, hash, value, expire_at_ms, encoding);
+  if (outcome != Database::SetOutcome::kOutOfMemory) {
+    Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
+  }
+  return outcome;
+}
+
+Entry* Keyspace::PrepareString(int db, std::string_view key, std::string_view value,
+                               int64_t expire_at_ms, ObjectEncoding encoding) {
+  return mutable_database(db).PrepareString(key, value, expire_at_ms, encoding);
+}
+
+void Keyspace::CommitPrepared(int db, Entry* prepared, uint64_t hash, KeyEvent event) {
+  const std::string_view key = prepared->key();
+  BeforeChange(db, key, hash);
+  mutable_database(db).CommitPrepared(prepared, hash);
+  Changed(db, key, event, false);
+}
+
+void Keyspace::DiscardPrepared(int db, Entry* prepared) {
+  mutable_database(db).DiscardPrepared(prepared);
+}
+
+Entry* Keyspace::WriteStringRange(int db, Entry* entry, uint64_t hash, size_t offset,
+                                  std::string_view patch, KeyEvent event) {
+  BeforeChange(db, entry->key(), hash);
+  Entry* written = mutable_database(db).WriteStringRange(entry, hash, offset, patch);
+  if (written != nullptr) Changed(db, written->key(), event, false);
+  return written;
+}
+
+ExpiryOutcome Keyspace::SetExpiry(int db, Entry** entry, int64_t expire_at_ms) {
+  const std::string_view key = (*entry)->key();
+  const uint64_t hash = Hash(db, key);
+  if (ExpiryIsPast(expire_at_ms)) {
+    // The key's bytes go with it: announce from a view that outlives the entry.
+    BeforeChange(db, key, hash);
+    Changed(db, key, events::kDel, false);
+    mutable_database(db).Erase(key, hash);
+    *entry = nullptr;
+    return ExpiryOutcome::kDeleted;
+  }
+  BeforeChange(db, key, hash);
+  // A time after the command time is positive, so it is never taken for kNoExpiry.
+  Entry* moved = mutable_database(db).SetExpiry(*entry, expire_at_ms);
+  if (moved == nullptr) return ExpiryOutcome::kOutOfMemory;
+  *entry = moved;
+  Changed(db, moved->key(), events::kExpire, false);
+  return ExpiryOutcome::kSet;
+}
+
+bool Keyspace::RemoveExpiry(int db, Entry** entry) {
+  const std::string_view key = (*entry)->key();
+  BeforeChange(db, key, Hash(db, key));
+  Entry* moved = mutable_database(db).SetExpiry(*entry, kNoExpiry);
+  if (moved == nullptr) return false;
+  *entry = moved;
+  Changed(db, moved->key(), events::kPersist, false);
+  return true;
+}
+
+bool Keyspace::Delete(int db, std::string_view key, uint64_t hash, KeyEvent event) {
+  Database& database = mutable_database(db);
+  if (database.Find(key, hash) == nullptr) return false;
+  BeforeChange(db, key, hash);
+  // Announced first: `key` may be a view of the entry's own bytes, which Erase frees.
+  Changed(db, key, event, false);
+  const bool erased = database.Erase(key, hash);
+  KEEL_ASSERT(erased);
+  return true;
+}
+
+bool Keyspace::Rename(int db, std::string_view from, uint64_t from_hash, std::string_view to,
+                      uint64_t to_hash) {
+  Database& database = mutable_database(db);
+  const Entry* source = database.Find(from, from_hash);
+  KEEL_ASSERT(source != nullptr);
+  BeforeChange(db, from, from_hash);
+  BeforeChange(db, to, to_hash);
+  if (database.StoreCopy(to, to_hash, *source, source->expire_at_ms()) == nullptr) return false;
+  database.Erase(from, from_hash);
+  // Redis deletes the target and adds the key anew: "new" whether or not the target existed.
+  dirty_++;
+  for (KeyspaceObserver* observer : observers_) {
+    observer->KeyTouched(db, from);
+    observer->KeyTouched(db, to);
+  }
+  Announce(db, events::kNew, to);
+  Announce(db, events::kRenameFrom, from);
+  Announce(db, events::kRenameTo, to);
+  return true;
+}
+
+bool Keyspace::Copy(int source_db, const Entry& source, int target_db, std::string_view to,
+                    uint64_t to_hash) {
+  BeforeChange(target_db, to, to_hash);
+  Entry* copy = mutable_database(target_db).StoreCopy(to, to_hash, source, source.expire_at_ms());
+  if (copy == nullptr) return false;
+  // A new value, as Redis's dupStringObject makes it: a fresh access clock, never shared.
+  if (copy->encoding() == ObjectEncoding::kIntShared) copy->set_encoding(ObjectEncoding::kInt);
+  copy->set_access_clock(access_clock_.Initial());
+  (void)source_db;
+  // Redis deletes the target (REPLACE) and adds the copy anew: "new" in either case.
+  Changed(target_db, to, events::kCopyTo, true);
+  return true;
+}
+
+bool Keyspace::Move(int source_db, std::string_view key, uint64_t source_hash, int target_db,
+                    uint64_t target_hash) {
+  Database& source_database = mutable_database(source_db);
+  const Entry* source = source_database.Find(key, source_hash);
+  KEEL_ASSERT(source != nullptr);
+  BeforeChange(target_db, key, target_hash);
+  BeforeChange(source_db, key, source_hash);
+  if (mutable_database(target_db).StoreCopy(key, target_hash, *source, source->expire_at_ms()) ==
+      nullptr) {
+    return false;
+  }
+  // `key` may be a view of the source entry's bytes: announce before the source goes.
+  dirty_++;
+  for (KeyspaceObserver* observer : observers_) {
+    observer->KeyTouched(source_db, key);
+    observer->KeyTouched(target_db, key);
+  }
+  Announce(target_db, events::kNew, key);
+  Announce(source_db, events::kMoveFrom, key);
+  Announce(target_db, events::kMoveTo, key);
+  source_database.Erase(key, source_hash);
+  return true;
+}
+
+size_t Keyspace::Flush(int db) {
+  std::unique_ptr<Database>& slot = databases_[Index(db)];
+  const size_t removed = slot->size();
+  const uint64_t seed = slot->hash_seed();
+  for (KeyspaceObserver* observer : observers_) {
+    observer->BeforeFlush(&slot);
+    if (slot == nullptr) {
+      // The observer took the database: an empty one with the same hash seed takes its place.
+      slot = std::make_unique<Database>(memory_, slab_, access_clock_, seed);
+      break;
+    }
+  }
+  slot->Clear();
+  dirty_ += removed;
+  for (KeyspaceObserver* observer : observers_) observer->DatabaseFlushed(db);
+  return removed;
+}
+
+size_t Keyspace::FlushAll() {
+  size_t removed = 0;
+  for (int db = 0; db < database_count(); db++) removed += Flush(db);
+  return removed;
+}
+
+void Keyspace::Swap(int first, int second) {
+  // Redis counts (and so propagates) SWAPDB of a database with itself too.
+  dirty_++;
+  if (first == second) return;
+  std::swap(databases_[Index(first)], databases_[Index(second)]);
+  for (KeyspaceObserver* observer : observers_) observer->DatabasesSwapped(first, second);
+}
+
+void Keyspace::DeleteExpired(int db, std::string_view key, uint64_t hash) {
+  Database& database = mutable_database(db);
+  if (database.Find(key, hash) == nullptr) return;
+  BeforeChange(db, key, hash);
+  stats_.expired_keys++;
+  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+  Announce(db, events::kExpired, key);
+  PropagateDeletion(db, key, settings_.lazyfree_lazy_expire);
+  database.Erase(key, hash);
+}
+
+void Keyspace::Evict(int db, std::string_view key) {
+  Database& database = mutable_database(db);
+  const uint64_t hash = database.Hash(key);
+  if (database.Find(key, hash) == nullptr) return;
+  BeforeChange(db, key, hash);
+  stats_.evicted_keys++;
+  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+  Announce(db, events::kEvicted, key);
+  PropagateDeletion(db, key, settings_.lazyfree_lazy_eviction);
+  database.Erase(key, hash);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Access tracking.
+
+uint32_t Keyspace::LfuCounter(const Entry& entry) const {
   const uint32_t clock = entry.access_clock();
   const uint32_t last_minutes = clock >> 8;
-  uint32_t counter = clock & 0xff;
-  const uint32_t now_minutes = engine.access_clock().lfu_minutes;
+  const uint32_t counter = clock & 0xff;
+  const uint32_t now_minutes = access_clock_.lfu_minutes;
   // Minutes since the last decrement, on a 16-bit clock that wraps (LFUTimeElapsed).
   const uint32_t elapsed =
       now_minutes >= last_minutes ? now_minutes - last_minutes : 65535 - last_minutes + now_minutes;
-  const int64_t decay = engine.settings().lfu_decay_time_minutes;
+  const int64_t decay = settings_.lfu_decay_time_minutes;
   const uint32_t periods = decay > 0 ? static_cast<uint32_t>(elapsed / decay) : 0;
   return periods > counter ? 0 : counter - periods;
 }
 
-void TouchEntry(Engine& engine, Entry& entry) {
-  if (!LfuPolicy(engine)) {
-    entry.set_access_clock(engine.access_clock().lru_clock);
+void Keyspace::TouchEntry(Entry& entry) {
+  if (!settings_.lfu()) {
+    entry.set_access_clock(access_clock_.lru_clock);
     return;
   }
-  uint32_t counter = LfuCounter(engine, entry);
+  uint32_t counter = LfuCounter(entry);
   // LFULogIncr: the counter grows with probability 1 / ((counter - LFU_INIT_VAL) * factor + 1).
   if (counter < 255) {
     const double above_initial = counter > AccessClock::kLfuInitialCount
                                      ? static_cast<double>(counter - AccessClock::kLfuInitialCount)
                                      : 0.0;
     const double probability =
-        1.0 / (above_initial * static_cast<double>(engine.settings().lfu_log_factor) + 1.0);
-    const double draw = static_cast<double>(engine.rng().Next() >> 11) * 0x1.0p-53;
+        1.0 / (above_initial * static_cast<double>(settings_.lfu_log_factor) + 1.0);
+    const double draw = static_cast<double>(rng_.Next() >> 11) * 0x1.0p-53;
     if (draw < probability) counter++;
   }
-  entry.set_access_clock(((engine.access_clock().lfu_minutes & 0xffff) << 8) | counter);
+  entry.set_access_clock(((access_clock_.lfu_minutes & 0xffff) << 8) | counter);
 }
 
-int64_t IdleTimeMs(const Engine& engine, const Entry& entry) {
-  const uint32_t now = engine.access_clock().lru_clock;
+int64_t Keyspace::IdleTimeMs(const Entry& entry) const {
+  const uint32_t now = access_clock_.lru_clock;
   const uint32_t then = entry.access_clock();
   const uint32_t ticks = now >= then ? now - then : kLruClockMax - then + now;
   return static_cast<int64_t>(ticks) * kLruClockResolutionMs;
+}
+
+const Entry* Keyspace::RandomEntry(int db) { return mutable_database(db).RandomEntry(rng_); }
+
+const Entry* Keyspace::RandomVolatileEntry(int db) {
+  return mutable_database(db).RandomVolatileEntry(rng_);
+}
+
+void Keyspace::ResizeStep(size_t slots) {
+  for (auto& database : databases_) database->ResizeStep(slots);
+}
+
+bool Keyspace::CheckInvariants() const {
+  return std::all_of(databases_.begin(), databases_.end(),
+                     [](const auto& database) { return database->CheckInvariants(); });
 }
 
 }  // namespace keel

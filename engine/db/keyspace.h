@@ -1,43 +1,81 @@
-// Key lookup with Redis's expiry and access-tracking semantics: a key whose time has passed is
-// logically gone at the command-time snapshot and is deleted on access (lazy expiry); a key that
-// is read or written has its access clock updated (LRU time, or the LFU counter) unless the
-// lookup says not to (OBJECT, TYPE-like inspections, CLIENT NO-TOUCH).
+// Keyspace: the databases, and the one path through which they are read and written.
+//
+// Every creation, change and deletion of a key, whether a command, lazy or active expiry,
+// eviction, FLUSHDB/FLUSHALL, SWAPDB, MOVE or RENAME makes it, is one call here, and every call
+// does the same things around the write (Redis repeats them in each handler; docs/DESIGN.md
+// section 6 draws the path):
+//   before  BeforeKeyChange to the observers (the point-in-time snapshot hook, snapshot.h);
+//   after   the dirty counter (INFO rdb_changes_since_last_save; Redis's server.dirty), the key
+//           touched (WATCH, tracking), the keyspace events with Redis's names and classes
+//           (notify.h), and for deletions the server makes on its own behalf (expiry,
+//           eviction) the DEL or UNLINK that propagation must replay (propagation.h).
+// What a command propagates for itself is the command layer's business (it knows the command's
+// arguments); the keyspace only counts the change that makes a command propagate.
+//
+// Reads go through Lookup, writes' lookups through LookupWrite: both reclaim an expired key (lazy
+// expiry), update the access clock and, for reads, count hits and misses. A read lookup gives a
+// const entry; a write lookup gives a mutable one and announces the key to the snapshot hook
+// first, so whatever a command then does to the entry in place, the snapshot saw it before.
+//
+// Database (database.h) is the storage underneath; its mutating methods are for the keyspace
+// and the storage's own tests. Outside engine/db/, code reaches databases only as const.
+//
+// The keyspace depends on nothing above engine/db/: its settings are copied in by the engine
+// when the configuration changes (set_settings), its time by the engine per command.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <vector>
 
+#include "engine/base/memory.h"
+#include "engine/base/rng.h"
 #include "engine/db/database.h"
-#include "engine/server/engine.h"
+#include "engine/db/keyspace_observer.h"
+#include "engine/db/maxmemory_policy.h"
+#include "engine/db/notify.h"
+#include "engine/db/propagation.h"
+#include "engine/db/slab.h"
 
 namespace keel {
 
-enum class LookupIntent : uint8_t {
-  kRead,   // counts keyspace hits and misses
-  kWrite,  // no statistics (the command is about to change the key)
+// The configuration the keyspace acts on (a copy of the engine's, refreshed on every change).
+struct KeyspaceSettings {
+  int64_t maxmemory_bytes = 0;
+  MaxmemoryPolicy maxmemory_policy = MaxmemoryPolicy::kNoeviction;
+  int64_t maxmemory_samples = 5;
+  int64_t maxmemory_eviction_tenacity = 10;
+  int64_t lfu_log_factor = 10;
+  int64_t lfu_decay_time_minutes = 1;
+  int64_t active_expire_effort = 1;
+  int64_t hz = 10;
+  bool lazyfree_lazy_expire = false;    // expired keys are propagated as UNLINK, not DEL
+  bool lazyfree_lazy_eviction = false;  // evicted keys likewise
+  uint32_t notify_classes = 0;          // notify-keyspace-events, as NotifyClass bits
+
+  bool lfu() const {
+    return maxmemory_policy == MaxmemoryPolicy::kAllkeysLfu ||
+           maxmemory_policy == MaxmemoryPolicy::kVolatileLfu;
+  }
+};
+
+// The counters INFO stats reports about the keyspace.
+struct KeyspaceStats {
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t expired_keys = 0;
+  uint64_t evicted_keys = 0;
 };
 
 enum LookupFlag : uint8_t {
-  kLookupNoTouch = 1 << 0,  // leave the access clock alone (OBJECT, and CLIENT NO-TOUCH)
+  kLookupNone = 0,
+  kLookupNoTouch = 1 << 0,   // leave the access clock alone (OBJECT, and CLIENT NO-TOUCH)
+  kLookupNoNotify = 1 << 1,  // no keymiss event (OBJECT)
 };
-
-// The live entry for `key` in `db` at the engine's command time, or nullptr. Deletes the key when
-// it has expired; updates its access clock otherwise.
-Entry* LookupKey(Engine& engine, Database& db, std::string_view key, LookupIntent intent,
-                 uint8_t flags = 0);
-Entry* LookupKey(Engine& engine, Database& db, std::string_view key, uint64_t hash,
-                 LookupIntent intent, uint8_t flags = 0);
-
-// Whether `entry` has expired at `now_ms`. As in Redis (keyIsExpired: now > when), a key is
-// still there during its expiry millisecond and gone the millisecond after.
-inline bool IsExpired(const Entry& entry, int64_t now_ms) {
-  return entry.has_expiry() && entry.expire_at_ms() < now_ms;
+constexpr LookupFlag operator|(LookupFlag a, LookupFlag b) {
+  return static_cast<LookupFlag>(static_cast<uint8_t>(a) | static_cast<uint8_t>(b));
 }
-
-// The one place where a key is deleted because its time has passed: lazy expiry (LookupKey)
-// and the active expiry cycle. Counts INFO's expired_keys. Redis propagates this as DEL key; the
-// AOF writer logs it here.
-void DeleteExpiredKey(Engine& engine, Database& db, std::string_view key, uint64_t hash);
 
 enum class ExpiryOutcome : uint8_t {
   kSet,          // the key has the new expiry
@@ -45,32 +83,204 @@ enum class ExpiryOutcome : uint8_t {
   kOutOfMemory,  // the entry could not be resized: nothing changed
 };
 
-// Redis's checkAlreadyExpired: a command that gives a key the absolute time `expire_at_ms`
-// deletes it instead when that time is not after the command time.
-inline bool ExpiryIsPast(const Engine& engine, int64_t expire_at_ms) {
-  return expire_at_ms <= engine.command_time_ms();
+// Whether `entry` has expired at `now_ms`. As in Redis (keyIsExpired: now > when), a key is
+// still there during its expiry millisecond and gone the millisecond after.
+inline bool IsExpired(const Entry& entry, int64_t now_ms) {
+  return entry.has_expiry() && entry.expire_at_ms() < now_ms;
 }
 
-// The one place where a command gives a live key an expiry (EXPIRE, PEXPIRE, EXPIREAT,
-// PEXPIREAT, GETEX): `expire_at_ms` is an absolute time, any int64 (never "no expiry"). A time
-// for which ExpiryIsPast holds deletes the key at once (not counted as expired), which Redis
-// propagates as DEL; otherwise the entry takes the time, which Redis propagates as PEXPIREAT key
-// <expire_at_ms>: the AOF writer logs here. `*entry` is the key's entry in `db`, updated to where
-// it now lives (adding an expiry may move it), or null once deleted.
-ExpiryOutcome SetKeyExpiry(Engine& engine, Database& db, Entry** entry, int64_t expire_at_ms);
+class Keyspace {
+ public:
+  // `rng` draws the databases' hash seeds and the LFU counters' increments.
+  Keyspace(MemoryAccountant& memory, Rng& rng, int database_count);
+  ~Keyspace();
+  Keyspace(const Keyspace&) = delete;
+  Keyspace& operator=(const Keyspace&) = delete;
 
-// The other half, PERSIST and GETEX PERSIST: removes the expiry of `*entry` (which has one).
-// Returns false when the entry could not be resized (nothing changed); `*entry` is updated.
-bool RemoveKeyExpiry(Database& db, Entry** entry);
+  int database_count() const { return static_cast<int>(databases_.size()); }
+  const Database& database(int db) const { return *databases_[Index(db)]; }
+  uint64_t Hash(int db, std::string_view key) const { return database(db).Hash(key); }
+  SlabAllocator& slab() { return slab_; }
+  const AccessClock& access_clock() const { return access_clock_; }
+  KeyspaceStats& stats() { return stats_; }
+  const KeyspaceSettings& settings() const { return settings_; }
+  void set_settings(const KeyspaceSettings& settings);
+  Propagation& propagation() { return propagation_; }
 
-// Records an access: the LRU clock, or with an LFU policy Redis's decayed, logarithmically
-// incremented counter (updateLFU).
-void TouchEntry(Engine& engine, Entry& entry);
+  // The changes made since the counter was last reset: Redis's server.dirty (INFO
+  // rdb_changes_since_last_save). A command that changed it is propagated.
+  uint64_t dirty() const { return dirty_; }
+  void ResetDirty() { dirty_ = 0; }
 
-// Redis's LFUDecrAndReturn: the entry's LFU counter after the decay due since its last access.
-uint32_t LfuCounter(const Engine& engine, const Entry& entry);
+  // Observers must outlive their registration.
+  void AddObserver(KeyspaceObserver* observer);
+  void RemoveObserver(KeyspaceObserver* observer);
+  bool observed() const { return !observers_.empty(); }
 
-// Redis's estimateObjectIdleTime in milliseconds, from the entry's LRU clock.
-int64_t IdleTimeMs(const Engine& engine, const Entry& entry);
+  // --- Time -----------------------------------------------------------------------------
+  // The command-time snapshot every expiry decision uses, and the access clocks derived from it
+  // (Redis's LRU clock in seconds, LFU's in minutes).
+  void SetCommandTime(int64_t command_time_ms);
+  int64_t command_time_ms() const { return command_time_ms_; }
+  // While writes are paused (CLIENT PAUSE WRITE or ALL) nothing expires or is evicted: an expired
+  // key reads as missing but stays.
+  void set_writes_paused(bool paused) { writes_paused_ = paused; }
+  bool writes_paused() const { return writes_paused_; }
+  // Redis's checkAlreadyExpired: a command that gives a key the absolute time `expire_at_ms`
+  // deletes it instead when that time is not after the command time.
+  bool ExpiryIsPast(int64_t expire_at_ms) const { return expire_at_ms <= command_time_ms_; }
+
+  // --- Lookups --------------------------------------------------------------------------
+  // The live entry for `key` in database `db`, or nullptr: deletes it when it has expired
+  // (DeleteExpired), updates its access clock unless kLookupNoTouch. Lookup counts keyspace
+  // hits and misses and announces a miss (keymiss); LookupWrite does neither, and announces the
+  // key to BeforeKeyChange before returning it, so its entry may be changed in place (then
+  // announce the change with KeyChanged).
+  const Entry* Lookup(int db, std::string_view key, LookupFlag flags = kLookupNone) {
+    return Lookup(db, key, Hash(db, key), flags);
+  }
+  const Entry* Lookup(int db, std::string_view key, uint64_t hash, LookupFlag flags = kLookupNone);
+  Entry* LookupWrite(int db, std::string_view key, LookupFlag flags = kLookupNone) {
+    return LookupWrite(db, key, Hash(db, key), flags);
+  }
+  Entry* LookupWrite(int db, std::string_view key, uint64_t hash, LookupFlag flags = kLookupNone);
+  // The entry with no expiry check, no clock update and no statistics: for walks that decide
+  // themselves (SCAN, KEYS, RANDOMKEY).
+  const Entry* Peek(int db, std::string_view key, uint64_t hash) const;
+
+  // --- Writes ---------------------------------------------------------------------------
+  // Each announces `event` (after "new" when it created the key), counts one change and touches
+  // the key, on success only; on failure (memory refused) nothing changed.
+
+  // Makes `key` hold the string `value` (see Database::SetString).
+  Database::SetOutcome SetString(int db, std::string_view key, uint64_t hash,
+                                 std::string_view value, int64_t expire_at_ms,
+                                 ObjectEncoding encoding, KeyEvent event);
+  // MSET's two phases (see Database::PrepareString): CommitPrepared is the write.
+  Entry* PrepareString(int db, std::string_view key, std::string_view value, int64_t expire_at_ms,
+                       ObjectEncoding encoding);
+  void CommitPrepared(int db, Entry* prepared, uint64_t hash, KeyEvent event);
+  void DiscardPrepared(int db, Entry* prepared);
+  // SETRANGE's and APPEND's edit of `entry` (see Database::WriteStringRange).
+  Entry* WriteStringRange(int db, Entry* entry, uint64_t hash, size_t offset,
+                          std::string_view patch, KeyEvent event);
+  // Gives the live key `*entry` the absolute expiry `expire_at_ms` (any int64, never "no
+  // expiry"): when ExpiryIsPast it deletes the key instead (announced as "del"; Redis
+  // propagates that as DEL), else announces "expire". `*entry` follows the entry (adding an
+  // expiry may move it) and is null once deleted.
+  ExpiryOutcome SetExpiry(int db, Entry** entry, int64_t expire_at_ms);
+  // PERSIST and GETEX PERSIST: removes the expiry `*entry` has ("persist"). False when the entry
+  // could not be resized (nothing changed).
+  bool RemoveExpiry(int db, Entry** entry);
+  // Deletes `key` for a command (DEL, UNLINK, GETDEL, ...), announced as `event`. Returns
+  // whether it existed.
+  bool Delete(int db, std::string_view key, uint64_t hash, KeyEvent event = events::kDel);
+  // RENAME: `from` (which must exist) takes the name `to` in the same database, replacing what
+  // `to` held; announced as "rename_from" and "rename_to". False on refused memory.
+  bool Rename(int db, std::string_view from, uint64_t from_hash, std::string_view to,
+              uint64_t to_hash);
+  // COPY: `to` in `target_db` becomes a copy of `source` (an entry of `source_db` that `to` is
+  // not), replacing what it held; the copy is a new value (fresh access clock, never a shared
+  // integer), announced as "copy_to". False on refused memory.
+  bool Copy(int source_db, const Entry& source, int target_db, std::string_view to,
+            uint64_t to_hash);
+  // MOVE: `key` (which must exist in `source_db` and not in `target_db`) goes to `target_db` with
+  // its value, expiry and access clock; "move_from" and "move_to". False on refused memory.
+  bool Move(int source_db, std::string_view key, uint64_t source_hash, int target_db,
+            uint64_t target_hash);
+  // Removes every key of `db` (FLUSHDB), of every database (FlushAll). Returns the keys removed,
+  // which is what the dirty counter grows by.
+  size_t Flush(int db);
+  size_t FlushAll();
+  // SWAPDB: the two databases exchange their contents (one change, also when they are the same
+  // database). Clients keep their index, so a client of `first` sees what was `second`'s.
+  void Swap(int first, int second);
+  // Announces an event that comes with another write of the same command (SET ... EX announces
+  // "expire" after "set"). No change is counted.
+  void Notify(int db, KeyEvent event, std::string_view key);
+  // After a command changed a LookupWrite entry in place: counts the change, touches the key
+  // and announces `event`.
+  void KeyChanged(int db, std::string_view key, KeyEvent event);
+  // DEBUG POPULATE's write (Redis's bare dbAdd): stores the string `value` as `key`, which
+  // holds no live value, announcing "new" only and counting no change. False on refused memory.
+  bool Populate(int db, std::string_view key, uint64_t hash, std::string_view value);
+
+  // Writes made while a QuietWrites lives count as changes but announce nothing (no touch, no
+  // event): the command announces them afterwards with AnnounceWrite, in the order Redis would
+  // have (MSET writes new keys and replaced ones in two phases, for all-or-nothing, but
+  // announces them in argument order).
+  class QuietWrites {
+   public:
+    explicit QuietWrites(Keyspace& keyspace) : keyspace_(keyspace) {
+      KEEL_ASSERT(!keyspace.quiet_);
+      keyspace.quiet_ = true;
+    }
+    ~QuietWrites() { keyspace_.quiet_ = false; }
+    QuietWrites(const QuietWrites&) = delete;
+    QuietWrites& operator=(const QuietWrites&) = delete;
+
+   private:
+    Keyspace& keyspace_;
+  };
+  void AnnounceWrite(int db, std::string_view key, KeyEvent event, bool created);
+  // Takes back a key this command created quietly (an all-or-nothing write that failed part
+  // way): deletes it without counting or announcing anything, and uncounts its creation.
+  void UndoCreate(int db, std::string_view key);
+
+  // --- The server's own deletions -------------------------------------------------------
+  // The one place where a key is deleted because its time has passed (lazy expiry in the
+  // lookups, and the active expiry cycle): counts expired_keys, announces "expired", propagates
+  // DEL (UNLINK with lazyfree-lazy-expire). Not a change for the dirty counter, as in Redis.
+  void DeleteExpired(int db, std::string_view key, uint64_t hash);
+  // The one place where eviction deletes a key: evicted_keys, "evicted", DEL (or UNLINK).
+  void Evict(int db, std::string_view key);
+
+  // --- Access tracking ------------------------------------------------------------------
+  // Redis's LFUDecrAndReturn: the entry's LFU counter after the decay due since its last access.
+  uint32_t LfuCounter(const Entry& entry) const;
+  // Redis's estimateObjectIdleTime in milliseconds, from the entry's LRU clock.
+  int64_t IdleTimeMs(const Entry& entry) const;
+  // Random entries (RANDOMKEY, eviction and expiry sampling), without expiry checks.
+  const Entry* RandomEntry(int db);
+  const Entry* RandomVolatileEntry(int db);
+  Rng& rng() { return rng_; }
+
+  // The entry of `key` as stored, for tests that plant what no command can make yet (a value of
+  // a type without commands). Bypasses the write path.
+  Entry* MutableEntryForTesting(int db, std::string_view key) {
+    return mutable_database(db).Find(key);
+  }
+
+  // Moves every database's running resize on by up to `slots` slots (cron).
+  void ResizeStep(size_t slots);
+  bool CheckInvariants() const;
+
+ private:
+  size_t Index(int db) const {
+    KEEL_DASSERT(db >= 0 && db < database_count());
+    return static_cast<size_t>(db);
+  }
+  Database& mutable_database(int db) { return *databases_[Index(db)]; }
+  void TouchEntry(Entry& entry);
+  void BeforeChange(int db, std::string_view key, uint64_t hash);
+  // After a successful write: the counter, the touch and the event (after "new" when created).
+  void Changed(int db, std::string_view key, KeyEvent event, bool created);
+  void Announce(int db, KeyEvent event, std::string_view key);
+  void PropagateDeletion(int db, std::string_view key, bool lazy);
+
+  MemoryAccountant& memory_;
+  Rng& rng_;
+  SlabAllocator slab_;        // entries of every database
+  AccessClock access_clock_;  // what "now" means for LRU/LFU, updated per command
+  std::vector<std::unique_ptr<Database>> databases_;
+  KeyspaceSettings settings_;
+  KeyspaceStats stats_;
+  Propagation propagation_;
+  std::vector<KeyspaceObserver*> observers_;
+  uint64_t dirty_ = 0;
+  int64_t command_time_ms_ = 0;
+  bool writes_paused_ = false;
+  bool quiet_ = false;  // a QuietWrites is alive
+};
 
 }  // namespace keel

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/db/maxmemory_policy.h"
+
 namespace keel {
 
 // Limits of one client class (client-output-buffer-limit).
@@ -67,18 +69,11 @@ struct ConfigValues {
   int64_t lfu_decay_time_minutes = 1;
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
-};
-
-// maxmemory-policy's choices, in the order of the parameter's table entry.
-enum class MaxmemoryPolicy : int64_t {
-  kVolatileLru = 0,
-  kVolatileLfu,
-  kVolatileRandom,
-  kVolatileTtl,
-  kAllkeysLru,
-  kAllkeysLfu,
-  kAllkeysRandom,
-  kNoeviction,
+  bool lazyfree_lazy_eviction = false;
+  bool lazyfree_lazy_expire = false;
+  bool lazyfree_lazy_user_del = false;
+  // notify-keyspace-events as NotifyClass bits (engine/db/notify.h); 0: no notifications.
+  uint32_t notify_keyspace_classes = 0;
 };
 
 enum class ConfigKind : uint8_t {

@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include "engine/base/numbers.h"
+#include "engine/db/notify.h"
 #include "engine/server/config.h"
 #include "engine/server/config_file.h"
 
@@ -229,7 +230,7 @@ void RewriteOomScoreAdjValues(const ConfigParam& param, std::string_view canonic
 constexpr std::string_view kNotifyClasses = "g$lshzxetdn";  // printed in this order, then "KEm"
 constexpr std::string_view kNotifyAll = "g$lshzxetd";
 
-bool ParseNotifyKeyspaceEvents(const ConfigSpecialInput& input, ConfigValues* /*values*/,
+bool ParseNotifyKeyspaceEvents(const ConfigSpecialInput& input, ConfigValues* values,
                                std::string* canonical, std::string* error) {
   if (input.words.size() != 1) {
     *error = "wrong number of arguments";
@@ -261,6 +262,9 @@ bool ParseNotifyKeyspaceEvents(const ConfigSpecialInput& input, ConfigValues* /*
   for (char c : std::string_view("KEm")) {
     if (has(c)) *canonical += c;
   }
+  // From what was given, not the canonical text: Redis keeps n with A although it prints "A"
+  // for both (so its CONFIG GET, and a rewritten config file, lose the n).
+  values->notify_keyspace_classes = NotifyClassesFromFlags(set);
   return true;
 }
 
@@ -728,11 +732,11 @@ constexpr ConfigParam kTable[] = {
     Bool("replica-ignore-maxmemory", 0, "yes").Alias("slave-ignore-maxmemory"),
     Int("active-expire-effort", 0, "1", 1, 10, &CV::active_expire_effort),
     // Lazy freeing, threads, OOM score.
-    Bool("lazyfree-lazy-eviction", 0, "no"),
-    Bool("lazyfree-lazy-expire", 0, "no"),
+    Bool("lazyfree-lazy-eviction", 0, "no", &CV::lazyfree_lazy_eviction),
+    Bool("lazyfree-lazy-expire", 0, "no", &CV::lazyfree_lazy_expire),
     Bool("lazyfree-lazy-server-del", 0, "no"),
     Bool("replica-lazy-flush", 0, "no").Alias("slave-lazy-flush"),
-    Bool("lazyfree-lazy-user-del", 0, "no"),
+    Bool("lazyfree-lazy-user-del", 0, "no", &CV::lazyfree_lazy_user_del),
     Bool("lazyfree-lazy-user-flush", 0, "no"),
     Int("io-threads", kImmutable, "1", 1, 128),
     Bool("io-threads-do-reads", kImmutable, "no"),

@@ -8,6 +8,7 @@
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/db/expiry.h"
+#include "engine/db/notify.h"
 
 namespace keel {
 namespace {
@@ -80,24 +81,32 @@ void AppendQuoted(std::string* out, std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+int CheckedDatabaseCount(const Config& config) {
+  const int64_t databases = config.values().databases;
+  KEEL_ASSERT(databases >= 1 && databases <= limits::kDatabasesMax);
+  return static_cast<int>(databases);
+}
+
+}  // namespace
+
 Engine::Engine(Env& env, Config config, StartupInfo startup)
+    : Engine(env, std::move(config), std::move(startup), Registry::Builtin()) {}
+
+Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& registry)
     : env_(env),
       memory_(env.memory()),
       reply_chunks_(memory_),
       config_(std::move(config)),
       startup_(std::move(startup)),
-      registry_(Registry::Builtin()),
+      registry_(registry),
       rng_(env.random().NextU64()),
       run_id_(MakeRunId(env.random())),
-      slab_(memory_),
-      replication_id_(MakeRunId(env.random())) {
+      replication_id_(MakeRunId(env.random())),
+      keyspace_(memory_, rng_, CheckedDatabaseCount(config_)) {
   stats_.commands.resize(registry_.all().size());
-
-  const int64_t databases = settings().databases;
-  KEEL_ASSERT(databases >= 1 && databases <= limits::kDatabasesMax);
-  for (int64_t i = 0; i < databases; i++) {
-    databases_.push_back(std::make_unique<Database>(memory_, slab_, access_clock_, rng_.Next()));
-  }
+  RefreshKeyspaceSettings();
   BeginTimeSlice();
   start_monotonic_us_ = mono_now_us_;
   startup_memory_bytes_ = memory_.used_bytes_total();
@@ -105,14 +114,31 @@ Engine::Engine(Env& env, Config config, StartupInfo startup)
 }
 
 Engine::~Engine() {
-  clients_.clear();    // returns reply chunks before the pool goes away
-  databases_.clear();  // returns entries before the slab goes away
+  clients_.clear();  // returns reply chunks before the pool goes away
 }
 
-void Engine::SwapDatabases(int first, int second) {
-  KEEL_ASSERT(first >= 0 && first < database_count());
-  KEEL_ASSERT(second >= 0 && second < database_count());
-  std::swap(databases_[static_cast<size_t>(first)], databases_[static_cast<size_t>(second)]);
+void Engine::ReplaceConfig(Config config) {
+  config_ = std::move(config);
+  RefreshKeyspaceSettings();
+}
+
+void Engine::RefreshKeyspaceSettings() {
+  const ConfigValues& values = settings();
+  KeyspaceSettings next;
+  next.maxmemory_bytes = values.maxmemory;
+  next.maxmemory_policy = static_cast<MaxmemoryPolicy>(values.maxmemory_policy);
+  next.maxmemory_samples = values.maxmemory_samples;
+  next.maxmemory_eviction_tenacity = values.maxmemory_eviction_tenacity;
+  next.lfu_log_factor = values.lfu_log_factor;
+  next.lfu_decay_time_minutes = values.lfu_decay_time_minutes;
+  next.active_expire_effort = values.active_expire_effort;
+  next.hz = values.hz;
+  next.lazyfree_lazy_expire = values.lazyfree_lazy_expire;
+  next.lazyfree_lazy_eviction = values.lazyfree_lazy_eviction;
+  // Redis publishes nothing unless K or E is set, whatever classes are.
+  const uint32_t classes = values.notify_keyspace_classes;
+  next.notify_classes = (classes & (kNotifyKeyspace | kNotifyKeyevent)) != 0 ? classes : 0;
+  keyspace_.set_settings(next);
 }
 
 void Engine::BeginTimeSlice() {
@@ -206,7 +232,7 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   if (settings().maxmemory > 0) {
     const bool over = writes_paused()
                           ? memory_.used_bytes_total() > static_cast<size_t>(settings().maxmemory)
-                          : PerformEvictions(*this) == EvictionResult::kFailed;
+                          : PerformEvictions() == EvictionResult::kFailed;
     if (over && (spec.flags & kCmdDenyOom)) return errors::kOom;
   }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
@@ -293,37 +319,66 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
     return ExecuteResult::kPostponed;
   }
 
-  // One clock reading per command: it stamps this command (the Redis command-time snapshot) and
-  // ends the previous command's duration.
-  const int64_t start_us = mono_now_us_;
-  command_wall_ms_ = (wall_anchor_us_ + (start_us - mono_anchor_us_)) / 1000;
-  // Redis's LRU clock: seconds, 24 bits; LFU's decrement clock: minutes, 16 bits.
-  access_clock_.lru_clock = static_cast<uint32_t>(command_wall_ms_ / 1000) & 0xffffff;
-  access_clock_.lfu_minutes = static_cast<uint32_t>(command_wall_ms_ / 60000) & 0xffff;
-  const auto policy = static_cast<MaxmemoryPolicy>(settings().maxmemory_policy);
-  access_clock_.lfu =
-      policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
-  access_clock_.shared_integers =
-      settings().maxmemory == 0 || !(access_clock_.lfu || policy == MaxmemoryPolicy::kAllkeysLru ||
-                                     policy == MaxmemoryPolicy::kVolatileLru);
-  const uint64_t errors_before = client.reply().error_count();
-  redacted_args_.clear();
-  CommandContext context(*this, client, args, *spec);
-  KEEL_ASSERT(spec->handler != nullptr);  // containers have arity -2: they never get here alone
-  spec->handler(context);
-  mono_now_us_ = env_.clock().MonotonicUs();
-  const int64_t duration_us = mono_now_us_ > start_us ? mono_now_us_ - start_us : 0;
-  AccountCall(client, *spec, args, duration_us, client.reply().error_count() != errors_before);
+  Call(client, *spec, args);
   client.last_command = spec;
   client.commands_processed++;
   client.last_interaction_ms = command_wall_ms_;
   return ExecuteResult::kDone;
 }
 
-void Engine::RedactArgument(size_t index) { redacted_args_.push_back(index); }
+EvictionResult Engine::PerformEvictions() {
+  const EvictionResult result = evictor_.Perform(keyspace_, memory_);
+  // Each eviction is its own change: Redis propagates the DELs outside the command's unit.
+  keyspace_.propagation().EndUnit(/*transaction=*/false);
+  return result;
+}
 
-void Engine::AccountCall(Client& client, const CommandSpec& spec,
-                         std::span<const std::string_view> args, int64_t duration_us, bool failed) {
+void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::string_view> args,
+                  uint32_t flags) {
+  KEEL_ASSERT(spec.handler != nullptr);  // containers have arity -2: they never get here alone
+  KEEL_ASSERT(call_depth_ < limits::kCallDepthMax);
+  KEEL_DASSERT(spec.ArityAccepts(args.size()));
+  const bool outermost = call_depth_ == 0;
+  // One clock reading per command: the reading that ended the previous command stamps this one
+  // (the Redis command-time snapshot). Commands run inside another keep its time, as every
+  // command of an EXEC or a script sees the time the unit started.
+  const int64_t start_us = mono_now_us_;
+  if (outermost) {
+    command_wall_ms_ = (wall_anchor_us_ + (start_us - mono_anchor_us_)) / 1000;
+    keyspace_.SetCommandTime(command_wall_ms_);
+  }
+  CallFrame& frame = frames_[static_cast<size_t>(call_depth_++)];
+  frame.Reset(&client, &spec, args, flags, keyspace_.dirty());
+  const uint64_t errors_before = client.reply().error_count();
+  CommandContext context(*this, client, args, spec);
+  spec.handler(context);
+  mono_now_us_ = env_.clock().MonotonicUs();
+  const int64_t duration_us = mono_now_us_ > start_us ? mono_now_us_ - start_us : 0;
+  AccountCall(client, frame, duration_us, client.reply().error_count() != errors_before);
+  PropagateCall(client, frame);
+  call_depth_--;
+  if (outermost) keyspace_.propagation().EndUnit();
+}
+
+void Engine::PropagateCall(const Client& client, const CallFrame& frame) {
+  Propagation& propagation = keyspace_.propagation();
+  if (!propagation.active() || (frame.flags & kCallFromAof) || frame.prevent_propagation) return;
+  // Redis's call(): a command that changed the keyspace is replayed (and one that asked to be,
+  // whatever it changed); as it was sent, or as it rewrote itself.
+  if (keyspace_.dirty() == frame.dirty_before && !frame.force_propagation) return;
+  if (!frame.rewritten) {
+    propagation.Add(client.db_index, frame.args);
+    return;
+  }
+  std::vector<std::string_view> args(frame.propagated_args.begin(), frame.propagated_args.end());
+  propagation.Add(client.db_index, args);
+}
+
+void Engine::RedactArgument(size_t index) { current_call().redacted_args.push_back(index); }
+
+void Engine::AccountCall(Client& client, const CallFrame& frame, int64_t duration_us, bool failed) {
+  const CommandSpec& spec = *frame.spec;
+  const std::span<const std::string_view> args = frame.args;
   CommandStats& command_stats = stats_.commands[spec.id];
   command_stats.calls++;
   command_stats.usec += static_cast<uint64_t>(duration_us);
@@ -347,9 +402,9 @@ void Engine::AccountCall(Client& client, const CommandSpec& spec,
   if (to_slowlog || to_monitors) {
     std::span<const std::string_view> shown = args;
     std::vector<std::string_view> redacted;
-    if (!redacted_args_.empty()) {
+    if (!frame.redacted_args.empty()) {
       redacted.assign(args.begin(), args.end());
-      for (size_t index : redacted_args_) {
+      for (size_t index : frame.redacted_args) {
         if (index < redacted.size()) redacted[index] = "(redacted)";
       }
       shown = redacted;
@@ -425,6 +480,7 @@ void Engine::PauseClients(PauseMode mode, int64_t end_ms) {
   pause_mode_ = mode;
   pause_end_ms_ = std::max(pause_end_ms_, end_ms);
   pause_epoch_++;
+  keyspace_.set_writes_paused(pause_mode_ != PauseMode::kNone);
 }
 
 void Engine::UnpauseClients() {
@@ -432,6 +488,7 @@ void Engine::UnpauseClients() {
   pause_mode_ = PauseMode::kNone;
   pause_end_ms_ = 0;
   pause_epoch_++;
+  keyspace_.set_writes_paused(false);
 }
 
 PauseMode Engine::pause_mode() {
@@ -489,11 +546,15 @@ void Engine::Cron() {
   peak_memory_bytes();
   pause_mode();
   const int64_t now_ms = wall_ms();
-  ActiveExpireCycle(*this);
+  if (active_expire_enabled_) {
+    ActiveExpireCycle(keyspace_, env_.clock(), now_ms);
+    // Redis propagates each key active expiry deletes on its own, not as a transaction.
+    keyspace_.propagation().EndUnit(/*transaction=*/false);
+  }
   if (settings().activerehashing) {
     // Finish running resizes in the background (Redis's incrementallyRehash): a bounded number
     // of slots per database per tick.
-    for (auto& database : databases_) database->ResizeStep(kCronResizeSlots);
+    keyspace_.ResizeStep(kCronResizeSlots);
   }
   stats_.ops_rate.Sample(now_ms, stats_.total_commands_processed);
   stats_.input_rate.Sample(now_ms, stats_.total_net_input_bytes);

@@ -21,13 +21,15 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/base/limits.h"
 #include "engine/base/memory.h"
 #include "engine/base/rng.h"
 #include "engine/commands/registry.h"
 #include "engine/db/database.h"
 #include "engine/db/eviction.h"
-#include "engine/db/slab.h"
+#include "engine/db/keyspace.h"
 #include "engine/env/env.h"
+#include "engine/server/call_frame.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
 #include "engine/server/latency.h"
@@ -83,6 +85,8 @@ class CommandObserver {
 class Engine : public ErrorObserver {
  public:
   Engine(Env& env, Config config, StartupInfo startup = {});
+  // With another command table (tests of the call machinery register commands of their own).
+  Engine(Env& env, Config config, StartupInfo startup, const Registry& registry);
   ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -90,27 +94,20 @@ class Engine : public ErrorObserver {
   Env& env() { return env_; }
   MemoryAccountant& memory() { return memory_; }
   ReplyChunkPool& reply_chunks() { return reply_chunks_; }
-  Config& config() { return config_; }
+  const Config& config() const { return config_; }
+  // Makes `config` the live configuration (CONFIG SET) and hands the keyspace its part of it.
+  void ReplaceConfig(Config config);
   const ConfigValues& settings() const { return config_.values(); }
   const Registry& registry() const { return registry_; }
   ServerStats& stats() { return stats_; }
   Rng& rng() { return rng_; }
   const StartupInfo& startup() const { return startup_; }
 
-  int database_count() const { return static_cast<int>(databases_.size()); }
-  SlabAllocator& slab() { return slab_; }
-  const AccessClock& access_clock() const { return access_clock_; }
-
-  // Eviction state kept across commands: the candidate pool and the round-robin database.
-  EvictionPool& eviction_pool() { return eviction_pool_; }
-  int next_eviction_database() {
-    eviction_database_ = (eviction_database_ + 1) % database_count();
-    return eviction_database_;
-  }
-  Database& database(int index) { return *databases_[static_cast<size_t>(index)]; }
-  // SWAPDB: databases `first` and `second` (valid indexes) exchange their contents. Clients keep
-  // their index, so a client of `first` sees what was `second`'s, as in Redis.
-  void SwapDatabases(int first, int second);
+  // The databases, read and written only through the keyspace's write path.
+  Keyspace& keyspace() { return keyspace_; }
+  const Keyspace& keyspace() const { return keyspace_; }
+  int database_count() const { return keyspace_.database_count(); }
+  const Database& database(int index) const { return keyspace_.database(index); }
 
   // Clients. `conn` is 0 for an internal client; `info` may be null.
   Client* NewClient(ConnId conn, const ConnInfo* info);
@@ -130,8 +127,27 @@ class Engine : public ErrorObserver {
   // The Server loop's path: BeginTimeSlice() after every Env::Wait, then Execute per command.
   // Only clients with a connection can be postponed by CLIENT PAUSE; internal clients (tests,
   // fuzzing, later AOF loading and scripts) always run, as Redis's fake clients do.
+  //
+  // Execute is the *process* half of a command (Redis's processCommand): it looks the command
+  // up, checks arity, authentication, memory (evicting first) and CLIENT PAUSE, then calls it.
   void BeginTimeSlice();
   ExecuteResult Execute(Client& client, std::span<const std::string_view> args);
+
+  // The *call* half (Redis's call()): runs one command that was accepted, with the command time
+  // frozen for everything it runs inside it, then accounts it (commandstats, latency, slow log,
+  // MONITOR) and propagates it if it changed the keyspace. Re-entrant: EXEC, a script's
+  // redis.call, the AOF loader and a replica applying its stream call it, from inside a running
+  // command or not, with CallFlag bits saying which. The outermost call ends the execution unit:
+  // what it propagated goes to the propagation sinks as one unit (propagation.h). Checks none of
+  // what Execute checks; `spec` must be runnable (not a container) and accept args.size().
+  void Call(Client& client, const CommandSpec& spec, std::span<const std::string_view> args,
+            uint32_t flags = 0);
+  // The innermost running command's frame (REQUIRES: a command is running).
+  CallFrame& current_call() {
+    KEEL_ASSERT(call_depth_ > 0);
+    return frames_[static_cast<size_t>(call_depth_ - 1)];
+  }
+  int call_depth() const { return call_depth_; }
 
   // At most one observer (nullptr: none); it must outlive its registration.
   void set_command_observer(CommandObserver* observer) { command_observer_ = observer; }
@@ -179,6 +195,10 @@ class Engine : public ErrorObserver {
   // nor evicts keys (a key past its time still reads as missing but is not deleted): the
   // keyspace's expiry and eviction must ask this.
   bool writes_paused() { return pause_mode() != PauseMode::kNone; }
+
+  // Evicts keys as maxmemory-policy says until memory is within maxmemory (before every command
+  // when maxmemory is set; the evictions are their own execution unit for propagation).
+  EvictionResult PerformEvictions();
 
   // --- MONITOR -----------------------------------------------------------------------------
   void AddMonitor(Client* client);
@@ -243,6 +263,7 @@ class Engine : public ErrorObserver {
   void OnErrorReply(std::string_view code) override;
 
  private:
+  void RefreshKeyspaceSettings();
   void RejectUnknown(Client& client, std::span<const std::string_view> args,
                      bool unknown_subcommand);
   void Reject(Client& client, const CommandSpec* spec, std::string_view error);
@@ -255,8 +276,9 @@ class Engine : public ErrorObserver {
   std::string_view CheckAllowed(const Client& client, const CommandSpec& spec);
   bool PausedFor(const Client& client, const CommandSpec& spec);
   // After a command ran: statistics, slow log, latency, MONITOR.
-  void AccountCall(Client& client, const CommandSpec& spec, std::span<const std::string_view> args,
-                   int64_t duration_us, bool failed);
+  void AccountCall(Client& client, const CallFrame& frame, int64_t duration_us, bool failed);
+  // After a command ran: adds it, as it must be replayed, to the execution unit.
+  void PropagateCall(const Client& client, const CallFrame& frame);
   void FeedMonitors(const Client& client, std::span<const std::string_view> args);
 
   Env& env_;
@@ -268,20 +290,19 @@ class Engine : public ErrorObserver {
   ServerStats stats_;
   Rng rng_;
   std::string run_id_;
-  SlabAllocator slab_;        // entries of every database
-  AccessClock access_clock_;  // what "now" means for LRU/LFU, updated per command
   std::string replication_id_;
-  std::vector<std::unique_ptr<Database>> databases_;
+  Keyspace keyspace_;
   bool active_expire_enabled_ = true;
-  EvictionPool eviction_pool_;
-  int eviction_database_ = 0;
+  Evictor evictor_;
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;
   ListenerControl* listener_control_ = nullptr;
   std::vector<Client*> monitors_;  // in MONITOR order
   std::vector<uint64_t> output_wakeups_;
-  std::vector<size_t> redacted_args_;  // of the running command
+  // The running commands, outermost first (frames past call_depth_ are kept for their capacity).
+  std::array<CallFrame, limits::kCallDepthMax> frames_;
+  int call_depth_ = 0;
   SlowLog slowlog_;
   LatencyMonitor latency_monitor_;
   size_t startup_memory_bytes_ = 0;

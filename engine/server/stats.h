@@ -28,10 +28,8 @@ struct ServerStats {
   uint64_t total_net_input_bytes = 0;
   uint64_t total_net_output_bytes = 0;
   uint64_t total_error_replies = 0;
-  uint64_t keyspace_hits = 0;
-  uint64_t keyspace_misses = 0;
-  uint64_t expired_keys = 0;
-  uint64_t evicted_keys = 0;
+  // keyspace_hits, keyspace_misses, expired_keys and evicted_keys are the keyspace's
+  // (KeyspaceStats, engine/db/keyspace.h).
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
   uint64_t unexpected_error_replies = 0;

@@ -238,7 +238,7 @@ RC_GTEST_PROP(ModelProperty, EngineAndModelAgreeOnRandomCommands, ()) {
     // Expired keys the engine reclaimed on its own (SCAN pages, RANDOMKEY's draws) stay gone even
     // when the wall clock steps back, as the oracle's model follows them.
     for (int index = 0; index < model.database_count(); index++) {
-      Database& db = engine.database(index);
+      const Database& db = engine.database(index);
       model.ForgetExpired(index, wall_ms_max,
                           [&](const std::string& key) { return db.Find(key) == nullptr; });
     }

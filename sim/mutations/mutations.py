@@ -62,9 +62,8 @@ MUTATIONS = [
         "name": "del-counts-expired-keys",
         "why": "DEL counts a key that expired but was not reclaimed yet",
         "file": "engine/commands/cmd_keys.cc",
-        "find": "if (LookupKey(context.engine, db, key, hash, LookupIntent::kWrite, kLookupNoTouch) == "
-                "nullptr) {",
-        "replace": "if (db.Find(key, hash) == nullptr) {",
+        "find": "if (keyspace.LookupWrite(db, key, hash, kLookupNoTouch) == nullptr) continue;",
+        "replace": "if (keyspace.Peek(db, key, hash) == nullptr) continue;",
     },
     {
         "name": "select-range-off-by-one",
@@ -112,8 +111,8 @@ MUTATIONS = [
         "name": "flushdb-flushes-database-zero",
         "why": "FLUSHDB empties database 0 whichever the client selected",
         "file": "engine/commands/cmd_keys.cc",
-        "find": "  context.db().Clear();\n  context.reply.Ok();",
-        "replace": "  context.engine.database(0).Clear();\n  context.reply.Ok();",
+        "find": "  context.keyspace.Flush(context.db_index());\n",
+        "replace": "  context.keyspace.Flush(0);\n",
     },
     {
         "name": "resp3-null-as-resp2",
@@ -126,8 +125,8 @@ MUTATIONS = [
         "name": "refused-set-replies-ok",
         "why": "a SET whose memory was refused replies OK although nothing was stored",
         "file": "engine/commands/cmd_string.cc",
-        "find": '  if (get) {\n    SetAndReplyWithOld(context, key, hash, existing, value, expire_at_ms);\n    return;\n  }\n  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==\n      Database::SetOutcome::kOutOfMemory) {\n    context.reply.Error(errors::kOom);\n',
-        "replace": '  if (get) {\n    SetAndReplyWithOld(context, key, hash, existing, value, expire_at_ms);\n    return;\n  }\n  if (db.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value)) ==\n      Database::SetOutcome::kOutOfMemory) {\n    context.reply.Ok();\n',
+        "find": '  if (keyspace.SetString(db, key, hash, value, expire_at_ms, StringEncodingFor(value),\n                         events::kSet) == Database::SetOutcome::kOutOfMemory) {\n    context.reply.Error(errors::kOom);\n    return;\n  }\n  AnnounceExpiry(',
+        "replace": '  if (keyspace.SetString(db, key, hash, value, expire_at_ms, StringEncodingFor(value),\n                         events::kSet) == Database::SetOutcome::kOutOfMemory) {\n    context.reply.Ok();\n    return;\n  }\n  AnnounceExpiry(',
     },
     {
         "name": "maxmemory-refuses-every-command",
@@ -147,8 +146,8 @@ MUTATIONS = [
         "name": "lazy-expiry-keeps-the-key",
         "why": "an expired key found by a lookup is reported gone but left in the table",
         "file": "engine/db/keyspace.cc",
-        "find": "    if (!engine.writes_paused()) DeleteExpiredKey(engine, db, key, hash);\n",
-        "replace": "",
+        "find": "    // Redis then leaves the key for after the pause).\n    if (!writes_paused_) DeleteExpired(db, key, hash);\n",
+        "replace": "    // Redis then leaves the key for after the pause).\n",
     },
     {
         "name": "counter-drops-expiry",
@@ -160,7 +159,7 @@ MUTATIONS = [
     {
         "name": "copy-keeps-shared-integer",
         "why": "COPY of a shared integer stays shared (Redis's copy is a new object: OBJECT REFCOUNT 1)",
-        "file": "engine/commands/cmd_keys.cc",
+        "file": "engine/db/keyspace.cc",
         "find": "  if (copy->encoding() == ObjectEncoding::kIntShared) copy->set_encoding(ObjectEncoding::kInt);\n",
         "replace": "",
     },

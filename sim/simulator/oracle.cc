@@ -116,7 +116,7 @@ std::string CompareKeyspace(Engine& engine, const model::Model& model, int index
 
 std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
                                const model::KeyTable& after, int index) {
-  Database& db = engine.database(index);
+  const Database& db = engine.database(index);
   auto compare = [&](const std::string& key) -> std::string {
     const Entry* entry = db.Find(key);
     auto it = after.find(key);
@@ -221,7 +221,7 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
 }
 
 void Oracle::ForgetReclaimed(int db_index) {
-  Database& db = engine_.database(db_index);
+  const Database& db = engine_.database(db_index);
   model_.ForgetExpired(db_index, wall_ms_max_,
                        [&](const std::string& key) { return db.Find(key) == nullptr; });
 }

@@ -1,0 +1,72 @@
+// Propagation: what the AOF and replicas must replay, collected per execution unit.
+//
+// An execution unit is one command from a client with everything it ran inside it (later: the
+// commands of EXEC and of a script), or one step of the server's own work (active expiry,
+// eviction before a command). While it runs, the command layer adds the commands it made as
+// Redis 7.0 propagates them (rewritten where the command as written would replay differently:
+// relative expiries as absolute PXAT/PEXPIREAT, GETSET as SET, INCRBYFLOAT as SET ... KEEPTTL),
+// and the keyspace adds a DEL (or UNLINK) for every key that expiry or eviction removed. At the
+// end of the unit the commands go to every sink in order, wrapped in MULTI ... EXEC when there is
+// more than one, so that a replica or an AOF replay applies the unit atomically, as Redis's
+// propagatePendingCommands does.
+//
+// Nothing is recorded while no sink is registered: the request path pays one test per write.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keel {
+
+class PropagationSink {
+ public:
+  virtual ~PropagationSink() = default;
+  // One command to replay, in order. `db` is the database it applies to; -1 for EXEC, which
+  // applies to none (a sink that writes SELECT when the database changes writes none for it).
+  virtual void Propagate(int db, std::span<const std::string_view> args) = 0;
+};
+
+class Propagation {
+ public:
+  Propagation() = default;
+  Propagation(const Propagation&) = delete;
+  Propagation& operator=(const Propagation&) = delete;
+
+  // A sink must outlive its registration.
+  void AddSink(PropagationSink* sink);
+  void RemoveSink(PropagationSink* sink);
+  bool active() const { return !sinks_.empty(); }
+
+  // Adds a command to the running unit (the arguments are copied). No-op without sinks.
+  void Add(int db, std::span<const std::string_view> args);
+  void Add(int db, std::initializer_list<std::string_view> args) {
+    Add(db, std::span<const std::string_view>(args.begin(), args.size()));
+  }
+
+  // Ends the unit: hands its commands to the sinks (as one MULTI ... EXEC when `transaction` and
+  // there are several) and starts an empty one. `transaction` is false for work that touches
+  // keys one by one on its own behalf (active expiry), which Redis propagates unwrapped.
+  void EndUnit(bool transaction = true);
+
+  size_t pending() const { return ops_.size(); }
+
+ private:
+  struct Op {
+    int db;
+    size_t first_arg;
+    size_t arg_count;
+  };
+  void Emit(int db, std::span<const std::string_view> args);
+
+  std::vector<PropagationSink*> sinks_;
+  // The running unit: bounded by what one command writes (its arguments, or one DEL per key it
+  // expired or evicted, which the eviction budget and the keys it names bound).
+  std::vector<Op> ops_;
+  std::vector<std::string> args_;
+};
+
+}  // namespace keel

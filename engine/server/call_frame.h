@@ -1,0 +1,59 @@
+// CallFrame: one running command, as Engine::Call runs it. Commands nest (EXEC runs its queued
+// commands, a script its redis.call commands), so the engine keeps a stack of these; what a
+// handler asks about "the running command" (redaction, how it is propagated) is about its frame.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keel {
+
+class Client;
+struct CommandSpec;
+
+// How a call came about; handlers and the call itself ask (Redis's CMD_CALL_* and client flags).
+enum CallFlag : uint32_t {
+  kCallInMulti = 1u << 0,      // a command of a transaction, run by EXEC
+  kCallFromScript = 1u << 1,   // a script's redis.call or redis.pcall
+  kCallFromAof = 1u << 2,      // replayed from the AOF at start: nothing is propagated
+  kCallFromPrimary = 1u << 3,  // applied from the primary's replication stream
+};
+
+struct CallFrame {
+  Client* client = nullptr;
+  const CommandSpec* spec = nullptr;
+  std::span<const std::string_view> args;
+  uint32_t flags = 0;
+  // The keyspace's dirty counter when the command started: a command that changed it is
+  // propagated (Redis's call()).
+  uint64_t dirty_before = 0;
+  // Arguments shown as "(redacted)" in the slow log and to MONITOR clients.
+  std::vector<size_t> redacted_args;
+  // Propagation of this command itself: not at all (a command whose effects are propagated by
+  // the commands it ran), also when it changed nothing (FLUSHDB of an empty database), or as
+  // other arguments (Redis's rewriteClientCommandVector: SET ... EX as SET ... PXAT).
+  bool prevent_propagation = false;
+  bool force_propagation = false;
+  bool rewritten = false;
+  std::vector<std::string> propagated_args;
+
+  // Ready for a new command; keeps the vectors' capacity so that a frame costs no allocation
+  // on the request path.
+  void Reset(Client* new_client, const CommandSpec* new_spec,
+             std::span<const std::string_view> new_args, uint32_t new_flags, uint64_t dirty) {
+    client = new_client;
+    spec = new_spec;
+    args = new_args;
+    flags = new_flags;
+    dirty_before = dirty;
+    redacted_args.clear();
+    prevent_propagation = false;
+    force_propagation = false;
+    rewritten = false;
+  }
+};
+
+}  // namespace keel

@@ -1,0 +1,185 @@
+// The write path against redis-server: conformance/writepath/script.txt replayed through the
+// engine must change the dirty counter, announce the keyspace events and propagate the commands
+// exactly as the capture from redis-server 7.0 says (conformance/writepath/expected.txt, written
+// by capture.py, which CI re-runs against the installed redis-server with --check).
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/db/keyspace_observer.h"
+#include "engine/db/notify.h"
+#include "engine/db/propagation.h"
+#include "engine/server/config.h"
+#include "sim/testing/fixtures.h"
+
+namespace keel {
+namespace {
+
+using testing::ConfigWith;
+
+constexpr int64_t kTenYearsMs = 10LL * 365 * 86400 * 1000;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  EXPECT_TRUE(file.good()) << path;
+  std::stringstream content;
+  content << file.rdbuf();
+  return content.str();
+}
+
+// capture.py's quoting: plain when every byte is alphanumeric or one of -_.:{}+*|@, else in
+// double quotes with \" \\ and \xHH for bytes outside printable ASCII.
+std::string Quote(std::string_view arg) {
+  static constexpr std::string_view kPlain = "-_.:{}+*|@";
+  bool plain = !arg.empty();
+  for (char c : arg) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
+                      kPlain.find(c) != std::string_view::npos);
+  }
+  if (plain) return std::string(arg);
+  std::string out = "\"";
+  for (char c : arg) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte >= 32 && byte < 127) {
+      out += c;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", byte);
+      out += hex;
+    }
+  }
+  return out + "\"";
+}
+
+// capture.py's normalise_time: an integer within ten years of the command time becomes
+// {now_ms+D} (D rounded to whole seconds) or {now_s+D}.
+std::string NormaliseTime(std::string_view arg, int64_t now_ms) {
+  if (arg.empty() || arg.size() > 19) return Quote(arg);
+  size_t i = arg[0] == '-' || arg[0] == '+' ? 1 : 0;
+  if (i == arg.size()) return Quote(arg);
+  for (size_t j = i; j < arg.size(); j++) {
+    if (!std::isdigit(static_cast<unsigned char>(arg[j]))) return Quote(arg);
+  }
+  const int64_t value = std::stoll(std::string(arg));
+  char text[64];
+  if (std::llabs(value - now_ms) < kTenYearsMs) {
+    const double seconds = static_cast<double>(value - now_ms) / 1000.0;
+    // Python's round() rounds halves to even; offsets here are whole seconds or under one.
+    std::snprintf(text, sizeof(text), "{now_ms%+lld}",
+                  static_cast<long long>(std::nearbyint(seconds)) * 1000);
+    return text;
+  }
+  const int64_t now_s = now_ms / 1000;
+  if (std::llabs(value - now_s) < kTenYearsMs / 1000) {
+    std::snprintf(text, sizeof(text), "{now_s%+lld}", static_cast<long long>(value - now_s));
+    return text;
+  }
+  return Quote(arg);
+}
+
+// Records what the write path announces and propagates, as capture.py prints it. Propagated
+// commands get a SELECT when their database is not the one last selected, as Redis's
+// feedAppendOnlyFile writes them.
+class Recorder final : public KeyspaceObserver, public PropagationSink {
+ public:
+  void KeyEventFired(int db_index, uint32_t type_class, std::string_view event,
+                     std::string_view key) override {
+    lines_ += "event ";
+    lines_ += NotifyClassLetter(type_class);
+    lines_ += " " + std::to_string(db_index) + " " + std::string(event) + " " + Quote(key) + "\n";
+  }
+
+  void Propagate(int db, std::span<const std::string_view> args) override {
+    if (db >= 0 && db != selected_) {
+      lines_ += "aof SELECT " + std::to_string(db) + "\n";
+      selected_ = db;
+    }
+    std::string line = "aof";
+    for (std::string_view arg : args) line += " " + NormaliseTime(arg, now_ms_);
+    lines_ += line + "\n";
+  }
+
+  void set_now_ms(int64_t now_ms) { now_ms_ = now_ms; }
+  std::string Take() { return std::move(lines_); }
+
+ private:
+  std::string lines_;
+  int selected_ = -1;
+  int64_t now_ms_ = 0;
+};
+
+class WritePathTest : public testing::CommandTest {
+ protected:
+  void SetUp() override {
+    StartEngine(ConfigWith({{"notify-keyspace-events", "KEAmn"}, {"enable-debug-command", "yes"}}));
+    engine_->keyspace().AddObserver(&recorder_);
+    engine_->keyspace().propagation().AddSink(&recorder_);
+  }
+  void TearDown() override {
+    engine_->keyspace().propagation().RemoveSink(&recorder_);
+    engine_->keyspace().RemoveObserver(&recorder_);
+  }
+
+  Recorder recorder_;
+};
+
+TEST_F(WritePathTest, MatchesTheCaptureFromRedis) {
+  const std::string dir = std::string(KEEL_SOURCE_DIR) + "/conformance/writepath/";
+  std::istringstream script(ReadFile(dir + "script.txt"));
+  ASSERT_EQ(Run({"debug", "set-active-expire", "0"}), testing::Ok());
+  recorder_.Take();
+  std::string actual =
+      "# Generated by conformance/writepath/capture.py from script.txt against "
+      "redis-server; do not edit.\n";
+  std::string line;
+  while (std::getline(script, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("!sleep ", 0) == 0) {
+      AdvanceMs(std::stoll(line.substr(7)));
+      continue;
+    }
+    std::vector<std::string> args;
+    ASSERT_TRUE(SplitConfigArgs(line, &args)) << line;
+    const uint64_t dirty_before = engine_->keyspace().dirty();
+    // The command time is the clock's reading when the command starts; the virtual clock stands
+    // still while it runs.
+    recorder_.set_now_ms(env_.clock().WallUs() / 1000);
+    Run(args);
+    actual += "> " + line + "\n";
+    actual += "dirty " + std::to_string(engine_->keyspace().dirty() - dirty_before) + "\n";
+    actual += recorder_.Take();
+  }
+  const std::string expected = ReadFile(dir + "expected.txt");
+  if (actual == expected) return;
+  // Point at the first command whose effects differ.
+  std::istringstream want(expected);
+  std::istringstream got(actual);
+  std::string want_line;
+  std::string got_line;
+  std::string command;
+  int number = 0;
+  while (true) {
+    const bool more_want = static_cast<bool>(std::getline(want, want_line));
+    const bool more_got = static_cast<bool>(std::getline(got, got_line));
+    number++;
+    if (!more_want && !more_got) break;
+    if (more_want && want_line.rfind("> ", 0) == 0) command = want_line;
+    if (!more_want || !more_got || want_line != got_line) {
+      FAIL() << "line " << number << ", in " << command
+             << "\n  redis-server: " << (more_want ? want_line : "(end)")
+             << "\n  keel:         " << (more_got ? got_line : "(end)");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace keel
