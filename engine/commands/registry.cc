@@ -9,23 +9,28 @@
 
 namespace keel {
 
+void Registry::AddBuiltins() {
+  Registry* registry = this;
+  RegisterConnectionCommands(*registry);
+  RegisterClientCommands(*registry);
+  RegisterKeyCommands(*registry);
+  RegisterExpireCommands(*registry);
+  RegisterScanCommands(*registry);
+  RegisterObjectCommands(*registry);
+  RegisterStringCommands(*registry);
+  RegisterStringCounterCommands(*registry);
+  RegisterLcsCommands(*registry);
+  RegisterServerCommands(*registry);
+  RegisterConfigCommands(*registry);
+  RegisterIntrospectionCommands(*registry);
+  RegisterDiagnosticCommands(*registry);
+  RegisterDebugCommands(*registry);
+}
+
 const Registry& Registry::Builtin() {
   static const Registry* const kBuiltin = [] {
     auto* registry = new Registry();
-    RegisterConnectionCommands(*registry);
-    RegisterClientCommands(*registry);
-    RegisterKeyCommands(*registry);
-    RegisterExpireCommands(*registry);
-    RegisterScanCommands(*registry);
-    RegisterObjectCommands(*registry);
-    RegisterStringCommands(*registry);
-    RegisterStringCounterCommands(*registry);
-    RegisterLcsCommands(*registry);
-    RegisterServerCommands(*registry);
-    RegisterConfigCommands(*registry);
-    RegisterIntrospectionCommands(*registry);
-    RegisterDiagnosticCommands(*registry);
-    RegisterDebugCommands(*registry);
+    registry->AddBuiltins();
     return registry;
   }();
   return *kBuiltin;

@@ -39,6 +39,9 @@ class Registry {
   // "parent|child" or "name", any case.
   const CommandSpec* FindByFullName(std::string_view full_name) const;
 
+  // Adds every command of every family (Builtin's table; tests add commands of their own after).
+  void AddBuiltins();
+
   // Every command of every family, parsed once per process. Constant after construction, so
   // engines share it (building it costs more than building the rest of an engine).
   static const Registry& Builtin();

@@ -118,7 +118,7 @@ const Entry* Keyspace::Peek(int db, std::string_view key, uint64_t hash) const {
 
 const Entry* Keyspace::Lookup(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
   Entry* entry = mutable_database(db).Find(key, hash);
-  if (entry != nullptr && IsExpired(*entry, command_time_ms_)) {
+  if (entry != nullptr && decides_expiry_ && IsExpired(*entry, command_time_ms_)) {
     // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
     // Redis then leaves the key for after the pause).
     if (!writes_paused_) DeleteExpired(db, key, hash);
@@ -136,7 +136,7 @@ const Entry* Keyspace::Lookup(int db, std::string_view key, uint64_t hash, Looku
 
 Entry* Keyspace::LookupWrite(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
   Entry* entry = mutable_database(db).Find(key, hash);
-  if (entry != nullptr && IsExpired(*entry, command_time_ms_)) {
+  if (entry != nullptr && decides_expiry_ && IsExpired(*entry, command_time_ms_)) {
     if (!writes_paused_) DeleteExpired(db, key, hash);
     return nullptr;
   }

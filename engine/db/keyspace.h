@@ -127,8 +127,18 @@ class Keyspace {
   void set_writes_paused(bool paused) { writes_paused_ = paused; }
   bool writes_paused() const { return writes_paused_; }
   // Redis's checkAlreadyExpired: a command that gives a key the absolute time `expire_at_ms`
-  // deletes it instead when that time is not after the command time.
-  bool ExpiryIsPast(int64_t expire_at_ms) const { return expire_at_ms <= command_time_ms_; }
+  // deletes it instead when that time is not after the command time. Never while expiry is
+  // decided elsewhere.
+  bool ExpiryIsPast(int64_t expire_at_ms) const {
+    return decides_expiry_ && expire_at_ms <= command_time_ms_;
+  }
+  // Whether this keyspace decides when keys expire (true), or follows what a primary or the AOF
+  // being loaded says (false): then a key past its time is still live to lookups, and a past
+  // expiry is set rather than taken for a deletion, until the DEL that the primary (or the
+  // AOF) sends, as on a Redis replica or while Redis loads. Engine::Call switches it for
+  // commands from the primary and from the AOF.
+  void set_decides_expiry(bool decides) { decides_expiry_ = decides; }
+  bool decides_expiry() const { return decides_expiry_; }
 
   // --- Lookups --------------------------------------------------------------------------
   // The live entry for `key` in database `db`, or nullptr: deletes it when it has expired
@@ -281,6 +291,7 @@ class Keyspace {
   int64_t command_time_ms_ = 0;
   bool writes_paused_ = false;
   bool quiet_ = false;  // a QuietWrites is alive
+  bool decides_expiry_ = true;
 };
 
 }  // namespace keel

@@ -349,6 +349,11 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
   }
   CallFrame& frame = frames_[static_cast<size_t>(call_depth_++)];
   frame.Reset(&client, &spec, args, flags, keyspace_.dirty());
+  // A primary's stream and the AOF say when keys expire: their commands neither expire keys on
+  // lookup nor take a past expiry for a deletion (Redis's replicas and loading).
+  const bool decided_elsewhere = (flags & (kCallFromPrimary | kCallFromAof)) != 0;
+  const bool decided_before = keyspace_.decides_expiry();
+  if (decided_elsewhere) keyspace_.set_decides_expiry(false);
   const uint64_t errors_before = client.reply().error_count();
   CommandContext context(*this, client, args, spec);
   spec.handler(context);
@@ -356,6 +361,7 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
   const int64_t duration_us = mono_now_us_ > start_us ? mono_now_us_ - start_us : 0;
   AccountCall(client, frame, duration_us, client.reply().error_count() != errors_before);
   PropagateCall(client, frame);
+  keyspace_.set_decides_expiry(decided_before);
   call_depth_--;
   if (outermost) keyspace_.propagation().EndUnit();
 }
