@@ -326,6 +326,23 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
   return ExecuteResult::kDone;
 }
 
+void Engine::Replay(Client& client, std::span<const std::string_view> args, uint32_t flags) {
+  KEEL_ASSERT(!args.empty());
+  KEEL_ASSERT((flags & (kCallFromAof | kCallFromPrimary)) != 0);
+  BeginTimeSlice();
+  bool unknown_subcommand = false;
+  const CommandSpec* spec = registry_.Resolve(args, &unknown_subcommand);
+  if (spec == nullptr) {
+    RejectUnknown(client, args, unknown_subcommand);
+    return;
+  }
+  if (!spec->ArityAccepts(args.size())) {
+    Reject(client, spec, WrongArityError(*spec));
+    return;
+  }
+  Call(client, *spec, args, flags);
+}
+
 EvictionResult Engine::PerformEvictions() {
   const EvictionResult result = evictor_.Perform(keyspace_, memory_);
   // Each eviction is its own change: Redis propagates the DELs outside the command's unit.

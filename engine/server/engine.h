@@ -142,6 +142,12 @@ class Engine : public ErrorObserver {
   // what Execute checks; `spec` must be runnable (not a container) and accept args.size().
   void Call(Client& client, const CommandSpec& spec, std::span<const std::string_view> args,
             uint32_t flags = 0);
+  // Runs a command read from the AOF or from a primary's replication stream (`flags` says which:
+  // kCallFromAof or kCallFromPrimary): refreshes the time anchors, finds the command and calls
+  // it, with none of Execute's checks but the lookup and arity, which reply with their errors.
+  // The source decides expiry (see Keyspace::set_decides_expiry) and is not propagated again.
+  void Replay(Client& client, std::span<const std::string_view> args, uint32_t flags);
+
   // The innermost running command's frame (REQUIRES: a command is running).
   CallFrame& current_call() {
     KEEL_ASSERT(call_depth_ > 0);

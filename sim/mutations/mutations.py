@@ -191,4 +191,52 @@ MUTATIONS = [
         "find": "    if (new_size != old_size) entry->set_value_size(new_size);\n",
         "replace": "",
     },
+    # The write path (engine/db/keyspace.h) and propagation: the simulated replica
+    # (sim/simulator/replica.h) must see these.
+    {
+        "name": "set-ex-propagated-as-sent",
+        "why": "SET ... EX is propagated with its relative expiry, so a replica applying it later "
+               "gives the key a later expiry",
+        "file": "engine/commands/cmd_string.cc",
+        "find": '    context.PropagateAs({"SET", context.arg(1), context.arg(2), "PXAT", {text, length}});\n',
+        "replace": "    (void)length;\n",
+    },
+    {
+        "name": "lazy-expiry-not-propagated",
+        "why": "a key deleted because its time passed is not propagated as DEL",
+        "file": "engine/db/keyspace.cc",
+        "find": "  PropagateDeletion(db, key, settings_.lazyfree_lazy_expire);\n",
+        "replace": "",
+    },
+    {
+        "name": "string-edit-not-counted",
+        "why": "APPEND and SETRANGE of an existing string skip the write path's after-write "
+               "bookkeeping (an observer skipped on one path): no change is counted, so nothing "
+               "is propagated",
+        "file": "engine/db/keyspace.cc",
+        "find": "  if (written != nullptr) Changed(db, written->key(), event, false);\n",
+        "replace": "",
+    },
+    {
+        "name": "past-expire-propagated-as-sent",
+        "why": "EXPIRE with a time already past deletes the key but propagates the EXPIRE, which a "
+               "replica (where the primary decides expiry) applies as a past expiry",
+        "file": "engine/commands/cmd_keys_expire.cc",
+        "find": "      PropagateAsDel(context, key, keyspace.settings().lazyfree_lazy_expire);\n",
+        "replace": "",
+    },
+    {
+        "name": "getex-expiry-propagated-as-sent",
+        "why": "GETEX EX is propagated as sent instead of as PEXPIREAT with the absolute time",
+        "file": "engine/commands/cmd_string.cc",
+        "find": "    PropagateAsPexpireat(context, key, expire_at_ms, {});\n",
+        "replace": "",
+    },
+    {
+        "name": "swapdb-not-counted",
+        "why": "SWAPDB does not count as a change, so it is never propagated",
+        "file": "engine/db/keyspace.cc",
+        "find": "  // Redis counts (and so propagates) SWAPDB of a database with itself too.\n  dirty_++;\n",
+        "replace": "",
+    },
 ]

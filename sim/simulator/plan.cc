@@ -99,7 +99,8 @@ std::string RunPlan::Describe() const {
           std::to_string(timer_late_us_max) + " us, maxmemory " + std::to_string(maxmemory_bytes) +
           ", output limit " + std::to_string(output_hard_bytes) + ", hz " + std::to_string(hz) +
           ", step up to " + std::to_string(step_us_max) + " us, loop iterations per step up to " +
-          std::to_string(server_iterations_max);
+          std::to_string(server_iterations_max) + ", replica lag " +
+          std::to_string(replica_lag_ms) + " ms";
   return text;
 }
 
@@ -155,6 +156,8 @@ void DrawServer(Rng& rng, RunPlan& plan) {
   }
   plan.hz = Pick(rng, {int64_t{1}, int64_t{10}, int64_t{100}});
   plan.step_us_max = Pick(rng, {int64_t{100}, int64_t{1000}, int64_t{5000}});
+  // Drawn last, so that adding it moved none of the draws before it.
+  plan.replica_lag_ms = Pick(rng, {int64_t{1}, int64_t{100}, int64_t{1500}, int64_t{60000}});
 }
 
 // With an output limit, make sure something pushes against it: slow readers, pipelines deep

@@ -68,6 +68,9 @@ struct RunPlan {
   int64_t output_hard_bytes = 0;  // client-output-buffer-limit normal; 0: none
   int64_t hz = 10;
   int64_t step_us_max = 2000;  // virtual time a step moves, at most
+  // How much later than the primary the simulated replica applies what it propagates
+  // (sim/simulator/replica.h).
+  int64_t replica_lag_ms = 1;
 
   // Every parameter on one line, for traces and reports.
   std::string Describe() const;

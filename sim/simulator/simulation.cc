@@ -8,6 +8,7 @@
 #include "engine/server/server.h"
 #include "sim/simulator/invariants.h"
 #include "sim/simulator/oracle.h"
+#include "sim/simulator/replica.h"
 #include "sim/workload/workload.h"
 
 namespace keel::sim {
@@ -114,6 +115,7 @@ class Simulation {
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<Oracle> oracle_;
+  std::unique_ptr<Replica> replica_;
   Rng workload_rng_;  // which commands
   Rng client_rng_;    // what the clients do with them, and client-side faults
   std::vector<SimulatedClient> clients_;
@@ -152,6 +154,8 @@ void Simulation::Start() {
   port_ = server_->listening_ports().front();
   oracle_ = std::make_unique<Oracle>(*engine_, env_, trace_, plan_.maxmemory_bytes);
   engine_->set_command_observer(oracle_.get());
+  replica_ = std::make_unique<Replica>(*engine_, env_, plan_.replica_lag_ms,
+                                       plan_.seed ^ 0x7265706c696361ull);
 
   env_.sim_network().set_read_bytes_max(plan_.read_bytes_max);
   env_.sim_network().set_write_bytes_max(plan_.write_bytes_max);
@@ -375,6 +379,8 @@ void Simulation::Check() {
   if (failed()) return;
   const std::string broken = CheckInvariants(*engine_, *server_, env_, *oracle_);
   if (!broken.empty()) Fail("invariant broken: " + broken);
+  const std::string diverged = replica_->Compare();
+  if (!diverged.empty()) Fail("propagation: " + diverged);
 }
 
 void Simulation::Step() {
@@ -463,6 +469,7 @@ void Simulation::Shutdown() {
   Check();
   if (failed()) return;
   engine_->set_command_observer(nullptr);
+  replica_.reset();
   server_.reset();
   engine_.reset();
   const SimMemory& memory = env_.sim_memory();

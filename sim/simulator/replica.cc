@@ -1,0 +1,108 @@
+#include "sim/simulator/replica.h"
+
+#include <map>
+#include <tuple>
+
+#include "engine/resp/resp_value.h"
+#include "sim/trace.h"
+
+namespace keel::sim {
+namespace {
+
+std::string Describe(std::span<const std::string_view> args) {
+  std::string text;
+  for (std::string_view arg : args) {
+    if (!text.empty()) text += ' ';
+    text += EscapeBytes(arg, 60);
+  }
+  return text;
+}
+
+using KeyState = std::tuple<int, std::string, int64_t>;  // type, value, expiry
+
+std::map<std::string, KeyState> Contents(const Database& db) {
+  std::map<std::string, KeyState> contents;
+  db.ForEach([&](const Entry& entry) {
+    contents.emplace(
+        std::string(entry.key()),
+        KeyState{static_cast<int>(entry.type()), std::string(entry.value()), entry.expire_at_ms()});
+  });
+  return contents;
+}
+
+std::string DescribeState(const KeyState& state) {
+  return "\"" + EscapeBytes(std::get<1>(state), 40) + "\" (type " +
+         std::to_string(std::get<0>(state)) + ", expiry " + std::to_string(std::get<2>(state)) +
+         ")";
+}
+
+}  // namespace
+
+Replica::Replica(Engine& primary, SimEnv& primary_env, int64_t lag_ms, uint64_t seed)
+    : primary_(primary), primary_env_(primary_env), lag_ms_(lag_ms), env_(seed) {
+  Config config;
+  std::string error;
+  const bool databases_set = config.SetFromCommand(
+      *Config::Find("databases"), std::to_string(primary.database_count()), &error);
+  KEEL_ASSERT(databases_set);
+  engine_ = std::make_unique<Engine>(env_, std::move(config));
+  client_ = engine_->NewClient(0, nullptr);
+  primary_.keyspace().propagation().AddSink(this);
+}
+
+Replica::~Replica() { primary_.keyspace().propagation().RemoveSink(this); }
+
+void Replica::Propagate(int db, std::span<const std::string_view> args) {
+  // Keel has no transactions yet; applying a unit's commands in order, with nothing between
+  // them, is what its MULTI ... EXEC asks.
+  if (args.size() == 1 &&
+      (EqualsIgnoreCase(args[0], "MULTI") || EqualsIgnoreCase(args[0], "EXEC"))) {
+    return;
+  }
+  KEEL_ASSERT(db >= 0 && db < engine_->database_count());
+  // The replica's clock: the primary's now, plus the lag (it may step back with the primary's).
+  const int64_t target_us = primary_env_.clock().WallUs() + lag_ms_ * 1000;
+  env_.sim_clock().JumpWall(target_us - env_.clock().WallUs());
+  env_.sim_clock().Advance(1);
+  client_->db_index = db;
+  const uint64_t errors_before = client_->reply().error_count();
+  engine_->Replay(*client_, args, kCallFromPrimary);
+  applied_++;
+  last_applied_ = Describe(args);
+  if (client_->reply().error_count() != errors_before && error_.empty()) {
+    error_ = "the replica refused \"" + last_applied_ + "\" (db " + std::to_string(db) + ")";
+  }
+  // Nobody reads the replica's replies.
+  client_->output().Clear();
+}
+
+std::string Replica::Compare() {
+  if (!error_.empty()) return error_;
+  for (int db = 0; db < primary_.database_count(); db++) {
+    const auto expected = Contents(primary_.database(db));
+    const auto actual = Contents(engine_->database(db));
+    if (expected == actual) continue;
+    const std::string where = "replica db " + std::to_string(db) + " key \"";
+    const std::string after = " (last applied: " + last_applied_ + ")";
+    for (const auto& [key, state] : expected) {
+      auto it = actual.find(key);
+      if (it == actual.end()) {
+        return where + EscapeBytes(key, 60) + "\": the primary holds " + DescribeState(state) +
+               ", the replica nothing" + after;
+      }
+      if (it->second != state) {
+        return where + EscapeBytes(key, 60) + "\": the primary holds " + DescribeState(state) +
+               ", the replica " + DescribeState(it->second) + after;
+      }
+    }
+    for (const auto& [key, state] : actual) {
+      if (expected.find(key) == expected.end()) {
+        return where + EscapeBytes(key, 60) + "\": the replica holds " + DescribeState(state) +
+               ", the primary nothing" + after;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace keel::sim

@@ -1,0 +1,51 @@
+// Replica: the simulator's check of propagation. A second engine, in an environment of its own,
+// applies every command the primary propagates, as a replica or an AOF replay would: later than
+// the primary ran it (by the run's replica lag), with the primary deciding expiry
+// (Engine::Replay with kCallFromPrimary). Its keyspace must then hold what the primary's holds:
+// the same keys with the same types, values and expiries in every database. A propagation that
+// is missing (a write the dirty counter missed, an expiry not sent as DEL) or that replays
+// differently from what the primary did (a relative expiry not rewritten as absolute) shows as a
+// difference. Encodings and access clocks are not compared: Redis's replicas differ there too
+// (INCRBYFLOAT's embstr "10" is an int on the replica).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "engine/db/propagation.h"
+#include "engine/server/engine.h"
+#include "sim/sim_env.h"
+
+namespace keel::sim {
+
+class Replica final : public PropagationSink {
+ public:
+  // Follows `primary` from now on (its keyspace must be empty); `lag_ms` is how much later than
+  // the primary's clock each command is applied.
+  Replica(Engine& primary, SimEnv& primary_env, int64_t lag_ms, uint64_t seed);
+  ~Replica() override;
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
+
+  void Propagate(int db, std::span<const std::string_view> args) override;
+
+  // The first difference between the two keyspaces (or an error the replica replied), or empty.
+  std::string Compare();
+  uint64_t applied() const { return applied_; }
+
+ private:
+  Engine& primary_;
+  SimEnv& primary_env_;
+  int64_t lag_ms_;
+  SimEnv env_;
+  std::unique_ptr<Engine> engine_;
+  Client* client_ = nullptr;
+  std::string error_;  // the first error reply to an applied command
+  std::string last_applied_;
+  uint64_t applied_ = 0;
+};
+
+}  // namespace keel::sim
