@@ -1,9 +1,9 @@
 // DEBUG: the subcommands of Redis 7.0's DEBUG that Redis's test suite uses and that mean
-// something in Keel now: CHANGE-REPL-ID, ERROR, LOG, OBJECT, POPULATE, PROTOCOL, SET-ACTIVE-EXPIRE,
-// QUICKLIST-PACKED-THRESHOLD, SET-SKIP-CHECKSUM-VALIDATION, SLEEP, STRINGMATCH-TEST, PAUSE-CRON and
-// HELP. The ones that inspect persistence or later types (RELOAD, DIGEST, LISTPACK, ...) belong to
-// those features: each is one entry of kSubcommands. DEBUG itself is refused unless
-// enable-debug-command allows it (Engine::CheckAllowed).
+// something in Keel now: CHANGE-REPL-ID, DIGEST, DIGEST-VALUE, ERROR, LOG, OBJECT, POPULATE,
+// PROTOCOL, SET-ACTIVE-EXPIRE, QUICKLIST-PACKED-THRESHOLD, SET-SKIP-CHECKSUM-VALIDATION, SLEEP,
+// STRINGMATCH-TEST, PAUSE-CRON and HELP. The ones that inspect persistence or later types (RELOAD,
+// LISTPACK, ...) belong to those features: each is one entry of kSubcommands. DEBUG itself is
+// refused unless enable-debug-command allows it (Engine::CheckAllowed).
 //
 // DEBUG SLEEP stops the whole server, as Redis's nanosleep does, through the environment: a Wait
 // that may not report events (capacity 0). The real environment sleeps; the simulator moves its
@@ -22,7 +22,9 @@
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/commands/scratch.h"
+#include "engine/db/digest.h"
 #include "engine/db/keyspace.h"
+#include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
 namespace keel {
@@ -61,36 +63,31 @@ void DebugLog(CommandContext& context) {
   context.reply.Ok();
 }
 
-// The bytes rdbSaveLen writes for a length.
-size_t RdbLengthBytes(uint64_t length) {
-  if (length < (1u << 6)) return 1;
-  if (length < (1u << 14)) return 2;
-  return length <= UINT32_MAX ? 5 : 9;
+// Redis's rdbSavedObjectLen: the bytes of the value's RDB encoding, without its type byte, with
+// LZF when rdbcompression is on.
+size_t SerializedBytes(const CommandContext& context, const Entry& entry) {
+  std::string serialised;
+  SerialiseValue(entry, {.compress = context.engine.config().values().rdbcompression}, &serialised);
+  return serialised.size() - 1;
 }
 
-// The bytes rdbEncodeInteger writes for `value`, or 0 when it does not fit in 32 bits.
-size_t RdbIntegerBytes(int64_t value) {
-  if (value >= INT8_MIN && value <= INT8_MAX) return 2;
-  if (value >= INT16_MIN && value <= INT16_MAX) return 3;
-  if (value >= INT32_MIN && value <= INT32_MAX) return 5;
-  return 0;
+// DEBUG DIGEST: the digest of every database, as Redis computes it (engine/db/digest.h).
+void DebugDigest(CommandContext& context) {
+  context.reply.SimpleString(DatasetDigestHex(context.keyspace));
 }
 
-// Redis's rdbSavedObjectLen for a string value: an integer that fits 32 bits in 2, 3 or 5 bytes
-// (int values always, other values of up to 11 bytes when they are an integer's canonical text),
-// else its length and bytes. Redis also tries LZF compression on values over 20 bytes when
-// rdbcompression is on; Keel has no RDB writer yet, so for those the uncompressed length is
-// reported, an upper bound of Redis's figure.
-size_t SerializedStringBytes(const Entry& entry) {
-  const std::string_view value = entry.value();
-  const bool is_int =
-      entry.encoding() == ObjectEncoding::kInt || entry.encoding() == ObjectEncoding::kIntShared;
-  int64_t number = 0;
-  if ((is_int || value.size() <= 11) && ParseStrictInt64(value, &number)) {
-    const size_t bytes = RdbIntegerBytes(number);
-    if (bytes > 0) return bytes;
+// DEBUG DIGEST-VALUE key ...: one digest per key, of its value as stored, expired or not (Redis
+// uses dictFind here); a missing key digests as 40 zeros.
+void DebugDigestValue(CommandContext& context) {
+  context.reply.ArrayHeader(context.argc() - 2);
+  const Database& db = context.db();
+  for (size_t i = 2; i < context.argc(); i++) {
+    DigestBuilder digest;
+    if (const Entry* entry = db.FindConst(context.arg(i), db.Hash(context.arg(i)))) {
+      DigestEntry(*entry, digest);
+    }
+    context.reply.SimpleString(digest.Hex());
   }
-  return RdbLengthBytes(value.size()) + value.size();
 }
 
 // DEBUG OBJECT key: Redis's line with the fields Keel has. The key is found as it is stored,
@@ -105,15 +102,15 @@ void DebugObject(CommandContext& context) {
     return;
   }
   char line[256];
-  const int length = std::snprintf(
-      line, sizeof(line),
-      "Value at:0x%llx refcount:%lld encoding:%.*s serializedlength:%zu lru:%u "
-      "lru_seconds_idle:%lld",
-      static_cast<unsigned long long>(db.Hash(context.arg(2))),
-      static_cast<long long>(ObjectRefcount(entry->encoding())),
-      static_cast<int>(ObjectEncodingName(entry->encoding()).size()),
-      ObjectEncodingName(entry->encoding()).data(), SerializedStringBytes(*entry),
-      entry->access_clock(), static_cast<long long>(context.keyspace.IdleTimeMs(*entry) / 1000));
+  const int length =
+      std::snprintf(line, sizeof(line),
+                    "Value at:0x%llx refcount:%lld encoding:%.*s serializedlength:%zu lru:%u "
+                    "lru_seconds_idle:%lld",
+                    static_cast<unsigned long long>(db.Hash(context.arg(2))),
+                    static_cast<long long>(ObjectRefcount(entry->encoding())),
+                    static_cast<int>(EncodingNameOf(*entry).size()), EncodingNameOf(*entry).data(),
+                    SerializedBytes(context, *entry), entry->access_clock(),
+                    static_cast<long long>(context.keyspace.IdleTimeMs(*entry) / 1000));
   context.reply.SimpleString(std::string_view(line, static_cast<size_t>(length)));
 }
 
@@ -321,6 +318,17 @@ const DebugSubcommand kSubcommands[] = {
      DebugChangeReplId,
      {"CHANGE-REPL-ID", "    Change the replication IDs of the instance.",
       "    Dangerous: should be used only for testing the replication subsystem."}},
+    {"digest",
+     2,
+     2,
+     DebugDigest,
+     {"DIGEST", "    Output a hex signature representing the current DB content."}},
+    {"digest-value",
+     2,
+     SIZE_MAX,
+     DebugDigestValue,
+     {"DIGEST-VALUE <key> [<key> ...]",
+      "    Output a hex signature of the values of all the specified keys."}},
     {"error",
      3,
      3,

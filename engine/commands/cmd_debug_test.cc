@@ -76,6 +76,8 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
   }
   const std::vector<std::string> expected = {"DEBUG",
                                              "CHANGE-REPL-ID",
+                                             "DIGEST",
+                                             "DIGEST-VALUE",
                                              "ERROR",
                                              "LOG",
                                              "OBJECT",
@@ -91,10 +93,10 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
   EXPECT_EQ(names, expected);
   EXPECT_EQ(help.elements[0],
             Status("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
-  EXPECT_EQ(help.elements[9], Status("OBJECT <key>"));
-  EXPECT_EQ(help.elements[10], Status("    Show low level info about `key` and associated value."));
-  EXPECT_EQ(help.elements[11], Status("POPULATE <count> [<prefix>] [<size>]"));
-  EXPECT_EQ(help.elements[18], Status("    integer, double, bignum, null, array, set, map, attrib, "
+  EXPECT_EQ(help.elements[13], Status("OBJECT <key>"));
+  EXPECT_EQ(help.elements[14], Status("    Show low level info about `key` and associated value."));
+  EXPECT_EQ(help.elements[15], Status("POPULATE <count> [<prefix>] [<size>]"));
+  EXPECT_EQ(help.elements[22], Status("    integer, double, bignum, null, array, set, map, attrib, "
                                       "push, verbatim,"));
 }
 

@@ -5,6 +5,7 @@
 
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
+#include "engine/db/value_ops.h"
 
 namespace keel {
 namespace {
@@ -21,7 +22,7 @@ bool LfuPolicy(const CommandContext& context) { return context.keyspace.settings
 
 void CmdObjectEncoding(CommandContext& context) {
   if (const Entry* entry = LookupObject(context)) {
-    context.reply.Bulk(ObjectEncodingName(entry->encoding()));
+    context.reply.Bulk(EncodingNameOf(*entry));
   }
 }
 

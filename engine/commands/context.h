@@ -122,6 +122,7 @@ void RegisterConnectionCommands(Registry& registry);
 void RegisterClientCommands(Registry& registry);
 void RegisterKeyCommands(Registry& registry);
 void RegisterExpireCommands(Registry& registry);  // EXPIRE, TTL, PERSIST, ...
+void RegisterDumpCommands(Registry& registry);    // DUMP, RESTORE
 void RegisterScanCommands(Registry& registry);    // KEYS, SCAN, RANDOMKEY
 void RegisterObjectCommands(Registry& registry);  // OBJECT
 void RegisterStringCommands(Registry& registry);

@@ -15,6 +15,7 @@ void Registry::AddBuiltins() {
   RegisterClientCommands(*registry);
   RegisterKeyCommands(*registry);
   RegisterExpireCommands(*registry);
+  RegisterDumpCommands(*registry);
   RegisterScanCommands(*registry);
   RegisterObjectCommands(*registry);
   RegisterStringCommands(*registry);

@@ -105,6 +105,11 @@ void Database::FreeEntry(Entry* entry) {
   slab_.Deallocate(entry, entry->allocation_bytes());
 }
 
+void Database::DestroyEntry(Entry* entry) {
+  if (const ValueOps* ops = OpsFor(entry->type()); ops != nullptr) ops->destroy(*entry, memory_);
+  FreeEntry(entry);
+}
+
 void Database::TrackExpiry(Entry* entry) {
   KEEL_DASSERT(entry->has_expiry());
   entry->set_volatile_index(static_cast<uint32_t>(volatile_.size()));
@@ -122,11 +127,25 @@ void Database::UntrackExpiry(Entry* entry) {
   volatile_.pop_back();
 }
 
-void Database::ReplaceEntry(Entry* old, uint64_t hash, Entry* replacement) {
+void Database::ReplaceEntry(Entry* old, uint64_t hash, Entry* replacement, Replaced replaced) {
   TableFor(hash).Replace(old->key(), hash, replacement);
   if (old->has_expiry()) UntrackExpiry(old);
   if (replacement->has_expiry()) TrackExpiry(replacement);
-  FreeEntry(old);
+  if (replaced == Replaced::kMoved) {
+    FreeEntry(old);
+  } else {
+    DestroyEntry(old);
+  }
+}
+
+Database::SetOutcome Database::Place(Entry* old, uint64_t hash, Entry* entry) {
+  if (old != nullptr) {
+    ReplaceEntry(old, hash, entry, Replaced::kOtherValue);
+    return SetOutcome::kReplaced;
+  }
+  if (!Insert(entry, hash)) return SetOutcome::kOutOfMemory;
+  if (entry->has_expiry()) TrackExpiry(entry);
+  return SetOutcome::kInserted;
 }
 
 bool Database::Insert(Entry* entry, uint64_t hash) {
@@ -171,16 +190,24 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
   Entry* entry = NewEntry(ValueType::kString, encoding, key, value.size(), expire_at_ms);
   if (entry == nullptr) return SetOutcome::kOutOfMemory;
   if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
-  if (old != nullptr) {
-    ReplaceEntry(old, hash, entry);
-    return SetOutcome::kReplaced;
-  }
-  if (!Insert(entry, hash)) {
-    FreeEntry(entry);
-    return SetOutcome::kOutOfMemory;
-  }
-  if (has_expiry) TrackExpiry(entry);
-  return SetOutcome::kInserted;
+  const SetOutcome outcome = Place(old, hash, entry);
+  if (outcome == SetOutcome::kOutOfMemory) FreeEntry(entry);
+  return outcome;
+}
+
+Database::SetOutcome Database::SetObject(std::string_view key, uint64_t hash, ValueType type,
+                                         ObjectEncoding encoding, void* object,
+                                         int64_t expire_at_ms) {
+  KEEL_DASSERT(hash == Hash(key));
+  KEEL_ASSERT(type != ValueType::kString && OpsFor(type) != nullptr);
+  Entry* old = Find(key, hash);
+  Entry* entry = NewEntry(type, encoding, key, sizeof(object), expire_at_ms);
+  if (entry == nullptr) return SetOutcome::kOutOfMemory;
+  SetEntryObject(*entry, object);
+  const SetOutcome outcome = Place(old, hash, entry);
+  // The caller keeps the object: free the block only.
+  if (outcome == SetOutcome::kOutOfMemory) FreeEntry(entry);
+  return outcome;
 }
 
 Entry* Database::PrepareString(std::string_view key, std::string_view value, int64_t expire_at_ms,
@@ -199,30 +226,36 @@ void Database::CommitPrepared(Entry* prepared, uint64_t hash) {
   KEEL_DASSERT(hash == Hash(prepared->key()));
   Entry* old = TableFor(hash).Find(prepared->key(), hash);
   KEEL_ASSERT(old != nullptr);
-  ReplaceEntry(old, hash, prepared);
+  ReplaceEntry(old, hash, prepared, Replaced::kOtherValue);
 }
 
 Entry* Database::StoreCopy(std::string_view key, uint64_t hash, const Entry& source,
-                           int64_t expire_at_ms) {
+                           int64_t expire_at_ms, CopyMode mode) {
   KEEL_DASSERT(hash == Hash(key));
   Entry* old = TableFor(hash).Find(key, hash);
   KEEL_ASSERT(old != &source);
-  const std::string_view value = source.value();
+  const size_t value_size = source.value_size();
   // A copy is exact, as Redis's dupStringObject is: a growable string's spare stays behind.
   const ObjectEncoding encoding = source.growable() ? ObjectEncoding::kRaw : source.encoding();
-  Entry* entry = NewEntry(source.type(), encoding, key, value.size(), expire_at_ms);
+  Entry* entry = NewEntry(source.type(), encoding, key, value_size, expire_at_ms);
   if (entry == nullptr) return nullptr;
-  if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
-  entry->set_access_clock(source.access_clock());
-  if (old != nullptr) {
-    ReplaceEntry(old, hash, entry);
-    return entry;
-  }
-  if (!Insert(entry, hash)) {
+  const ValueOps* ops = OpsFor(source.type());
+  if (mode == CopyMode::kTransfer || ops == nullptr) {
+    // The value bytes themselves: a string, or the pointer to a structure that changes owner.
+    if (value_size > 0) std::memcpy(entry->value_data(), source.value().data(), value_size);
+  } else if (!ops->copy(source, *entry, memory_)) {
     FreeEntry(entry);
     return nullptr;
   }
-  if (entry->has_expiry()) TrackExpiry(entry);
+  entry->set_access_clock(source.access_clock());
+  if (Place(old, hash, entry) == SetOutcome::kOutOfMemory) {
+    if (mode == CopyMode::kTransfer) {
+      FreeEntry(entry);
+    } else {
+      DestroyEntry(entry);
+    }
+    return nullptr;
+  }
   return entry;
 }
 
@@ -242,7 +275,7 @@ Entry* Database::SetExpiry(Entry* entry, int64_t expire_at_ms) {
   if (moved == nullptr) return nullptr;
   if (!value.empty()) std::memcpy(moved->value_data(), value.data(), value.size());
   moved->set_access_clock(entry->access_clock());
-  ReplaceEntry(entry, Hash(key), moved);
+  ReplaceEntry(entry, Hash(key), moved, Replaced::kMoved);
   return moved;
 }
 
@@ -291,16 +324,20 @@ Entry* Database::WriteStringRange(Entry* entry, uint64_t hash, size_t offset,
   // It grew, so the patch reaches past the old end: nothing of the old value follows it.
   KEEL_DASSERT(offset + patch.size() == new_size);
   if (keeps_clock) moved->set_access_clock(entry->access_clock());
-  ReplaceEntry(entry, hash, moved);
+  ReplaceEntry(entry, hash, moved, Replaced::kMoved);
   return moved;
 }
 
-bool Database::Erase(std::string_view key, uint64_t hash) {
+bool Database::Erase(std::string_view key, uint64_t hash, EraseMode mode) {
   KEEL_DASSERT(hash == Hash(key));
   Entry* removed = TableFor(hash).Remove(key, hash, HashWithSeed, &hash_seed_);
   if (removed == nullptr) return false;
   if (removed->has_expiry()) UntrackExpiry(removed);
-  FreeEntry(removed);
+  if (mode == EraseMode::kKeepValue) {
+    FreeEntry(removed);
+  } else {
+    DestroyEntry(removed);
+  }
   if (next_ != nullptr) {
     ResizeStep(kResizeSlotsPerWrite);
   } else {
@@ -311,7 +348,10 @@ bool Database::Erase(std::string_view key, uint64_t hash) {
 
 void Database::Clear() {
   last_found_ = nullptr;
-  ForEach([this](Entry& entry) { slab_.Deallocate(&entry, entry.allocation_bytes()); });
+  ForEach([this](Entry& entry) {
+    if (const ValueOps* ops = OpsFor(entry.type()); ops != nullptr) ops->destroy(entry, memory_);
+    slab_.Deallocate(&entry, entry.allocation_bytes());
+  });
   volatile_.clear();
   volatile_.shrink_to_fit();
   next_.reset();

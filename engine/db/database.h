@@ -28,6 +28,7 @@
 #include "engine/db/entry.h"
 #include "engine/db/key_table.h"
 #include "engine/db/slab.h"
+#include "engine/db/value_ops.h"
 
 namespace keel {
 
@@ -96,7 +97,20 @@ class Database {
   // `expire_at_ms`, replacing any entry `key` has (RENAME, COPY and MOVE). `source` may belong to
   // another database but must not be `key`'s own entry here. The copy is made before anything is
   // replaced, so on nullptr (memory refused) nothing changed.
-  Entry* StoreCopy(std::string_view key, uint64_t hash, const Entry& source, int64_t expire_at_ms);
+  //
+  // kDeep copies the value (COPY, and MOVE of a value another database must own); kTransfer moves
+  // its ownership to the new entry without copying (RENAME, MOVE): the caller then removes the
+  // source with Erase(..., kKeepValue), so that the value is not destroyed with it.
+  enum class CopyMode : uint8_t { kDeep, kTransfer };
+  Entry* StoreCopy(std::string_view key, uint64_t hash, const Entry& source, int64_t expire_at_ms,
+                   CopyMode mode = CopyMode::kDeep);
+
+  // Makes `key` hold an object-typed value (any type but string): the entry owns `object`, which
+  // was allocated through this database's MemoryAccountant and is destroyed by the type's
+  // operations (value_ops.h) with the entry. Replaces any previous value. On kOutOfMemory nothing
+  // changed and the caller still owns `object`.
+  SetOutcome SetObject(std::string_view key, uint64_t hash, ValueType type, ObjectEncoding encoding,
+                       void* object, int64_t expire_at_ms);
 
   // SETRANGE's and APPEND's edit of the string `entry` (this database's entry for a key whose
   // hash is `hash`): writes `patch` at `offset`, zero-filling any gap after the old end, and
@@ -114,9 +128,11 @@ class Database {
   // memory is refused (then nothing changed).
   Entry* SetExpiry(Entry* entry, int64_t expire_at_ms);
 
-  // Removes `key`; returns whether it existed.
+  // Removes `key` and destroys its value; returns whether it existed. kKeepValue removes the
+  // entry only: its value was transferred to another entry (StoreCopy's kTransfer).
+  enum class EraseMode : uint8_t { kDestroyValue, kKeepValue };
   bool Erase(std::string_view key) { return Erase(key, Hash(key)); }
-  bool Erase(std::string_view key, uint64_t hash);
+  bool Erase(std::string_view key, uint64_t hash, EraseMode mode = EraseMode::kDestroyValue);
 
   // Removes every key and gives the memory back.
   void Clear();
@@ -163,11 +179,18 @@ class Database {
                   int64_t expire_at_ms);
   Entry* NewGrowableEntry(std::string_view key, size_t value_size, size_t capacity,
                           int64_t expire_at_ms);
+  // Frees an entry's block; DestroyEntry first destroys what its value owns (value_ops.h).
   void FreeEntry(Entry* entry);
+  void DestroyEntry(Entry* entry);
   void TrackExpiry(Entry* entry);
   void UntrackExpiry(Entry* entry);
-  // Puts `replacement` in `old`'s place in the table and the volatile list, and frees `old`.
-  void ReplaceEntry(Entry* old, uint64_t hash, Entry* replacement);
+  // Puts `replacement` in `old`'s place in the table and the volatile list, and frees `old`:
+  // destroying its value when `replacement` holds another one, not when it holds `old`'s value
+  // moved to a new block (kMoved).
+  enum class Replaced : uint8_t { kOtherValue, kMoved };
+  void ReplaceEntry(Entry* old, uint64_t hash, Entry* replacement, Replaced replaced);
+  // Inserts a new entry or replaces `key`'s, as SetString and SetObject end.
+  SetOutcome Place(Entry* old, uint64_t hash, Entry* entry);
   bool Insert(Entry* entry, uint64_t hash);
   void MaybeStartResize();
   void FinishResize();

@@ -161,6 +161,20 @@ Database::SetOutcome Keyspace::SetString(int db, std::string_view key, uint64_t 
   return outcome;
 }
 
+Database::SetOutcome Keyspace::Restore(int db, std::string_view key, uint64_t hash,
+                                       std::string_view value, int64_t expire_at_ms,
+                                       uint32_t access_clock) {
+  BeforeChange(db, key, hash);
+  Database& database = mutable_database(db);
+  // As Redis's tryObjectEncoding leaves a loaded string (an integer text may be shared).
+  const Database::SetOutcome outcome =
+      database.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value));
+  if (outcome == Database::SetOutcome::kOutOfMemory) return outcome;
+  database.Find(key, hash)->set_access_clock(access_clock);
+  Changed(db, key, events::kRestore, true);
+  return outcome;
+}
+
 Entry* Keyspace::PrepareString(int db, std::string_view key, std::string_view value,
                                int64_t expire_at_ms, ObjectEncoding encoding) {
   return mutable_database(db).PrepareString(key, value, expire_at_ms, encoding);
@@ -233,8 +247,12 @@ bool Keyspace::Rename(int db, std::string_view from, uint64_t from_hash, std::st
   KEEL_ASSERT(source != nullptr);
   BeforeChange(db, from, from_hash);
   BeforeChange(db, to, to_hash);
-  if (database.StoreCopy(to, to_hash, *source, source->expire_at_ms()) == nullptr) return false;
-  database.Erase(from, from_hash);
+  // The value changes key, not owner database: its structure moves without a copy.
+  if (database.StoreCopy(to, to_hash, *source, source->expire_at_ms(),
+                         Database::CopyMode::kTransfer) == nullptr) {
+    return false;
+  }
+  database.Erase(from, from_hash, Database::EraseMode::kKeepValue);
   // Redis deletes the target and adds the key anew: "new" whether or not the target existed.
   dirty_++;
   for (KeyspaceObserver* observer : observers_) {

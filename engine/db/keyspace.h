@@ -198,6 +198,11 @@ class Keyspace {
   // its value, expiry and access clock; "move_from" and "move_to". False on refused memory.
   bool Move(int source_db, std::string_view key, uint64_t source_hash, int target_db,
             uint64_t target_hash);
+  // RESTORE: `key` holds the string `value` anew, with `access_clock`, replacing what it held.
+  // Announced as "new" then "restore" even when a key was replaced (Redis deletes the old key and
+  // adds the restored one); one change. On kOutOfMemory nothing changed.
+  Database::SetOutcome Restore(int db, std::string_view key, uint64_t hash, std::string_view value,
+                               int64_t expire_at_ms, uint32_t access_clock);
   // Removes every key of `db` (FLUSHDB), of every database (FlushAll). Returns the keys removed,
   // which is what the dirty counter grows by.
   size_t Flush(int db);

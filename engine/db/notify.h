@@ -65,6 +65,7 @@ inline constexpr KeyEvent kRenameTo{kNotifyGeneric, "rename_to"};
 inline constexpr KeyEvent kMoveFrom{kNotifyGeneric, "move_from"};
 inline constexpr KeyEvent kMoveTo{kNotifyGeneric, "move_to"};
 inline constexpr KeyEvent kCopyTo{kNotifyGeneric, "copy_to"};
+inline constexpr KeyEvent kRestore{kNotifyGeneric, "restore"};
 inline constexpr KeyEvent kExpired{kNotifyExpired, "expired"};
 inline constexpr KeyEvent kEvicted{kNotifyEvicted, "evicted"};
 inline constexpr KeyEvent kNew{kNotifyNew, "new"};

@@ -72,8 +72,11 @@ struct ConfigValues {
   bool lazyfree_lazy_eviction = false;
   bool lazyfree_lazy_expire = false;
   bool lazyfree_lazy_user_del = false;
+  bool lazyfree_lazy_server_del = false;  // RESTORE's delete of a key restored already expired
   // notify-keyspace-events as NotifyClass bits (engine/db/notify.h); 0: no notifications.
   uint32_t notify_keyspace_classes = 0;
+  // LZF for strings of more than 20 bytes in DUMP payloads and RDB files.
+  bool rdbcompression = true;
 };
 
 enum class ConfigKind : uint8_t {

@@ -684,7 +684,7 @@ constexpr ConfigParam kTable[] = {
     Special("save", kConfigMultiArg | kConfigAccumulates, "3600 1 300 100 60 10000", ParseSave,
             RewriteSave),
     Bool("stop-writes-on-bgsave-error", 0, "yes"),
-    Bool("rdbcompression", 0, "yes"),
+    Bool("rdbcompression", 0, "yes", &CV::rdbcompression),
     Bool("rdbchecksum", kImmutable, "yes"),
     Enum("sanitize-dump-payload", 0, "no", "no yes clients"),
     String("dbfilename", kProtected, "dump.rdb", nullptr, ValidateDbfilename),
@@ -734,7 +734,7 @@ constexpr ConfigParam kTable[] = {
     // Lazy freeing, threads, OOM score.
     Bool("lazyfree-lazy-eviction", 0, "no", &CV::lazyfree_lazy_eviction),
     Bool("lazyfree-lazy-expire", 0, "no", &CV::lazyfree_lazy_expire),
-    Bool("lazyfree-lazy-server-del", 0, "no"),
+    Bool("lazyfree-lazy-server-del", 0, "no", &CV::lazyfree_lazy_server_del),
     Bool("replica-lazy-flush", 0, "no").Alias("slave-lazy-flush"),
     Bool("lazyfree-lazy-user-del", 0, "no", &CV::lazyfree_lazy_user_del),
     Bool("lazyfree-lazy-user-flush", 0, "no"),

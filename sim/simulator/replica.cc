@@ -3,6 +3,7 @@
 #include <map>
 #include <tuple>
 
+#include "engine/db/value_ops.h"
 #include "engine/resp/resp_value.h"
 #include "sim/trace.h"
 
@@ -18,14 +19,18 @@ std::string Describe(std::span<const std::string_view> args) {
   return text;
 }
 
-using KeyState = std::tuple<int, std::string, int64_t>;  // type, value, expiry
+using KeyState = std::tuple<int, std::string, int64_t>;  // type, serialised value, expiry
 
+// Each value by its serialiser (its RDB encoding, uncompressed so that a difference reads in the
+// report): the comparison holds for every type that has one, not only for strings.
 std::map<std::string, KeyState> Contents(const Database& db) {
   std::map<std::string, KeyState> contents;
   db.ForEach([&](const Entry& entry) {
+    std::string serialised;
+    SerialiseValue(entry, {.compress = false}, &serialised);
     contents.emplace(
         std::string(entry.key()),
-        KeyState{static_cast<int>(entry.type()), std::string(entry.value()), entry.expire_at_ms()});
+        KeyState{static_cast<int>(entry.type()), std::move(serialised), entry.expire_at_ms()});
   });
   return contents;
 }

@@ -219,7 +219,140 @@ def object_help(gen):
     return gen.name("object|help") + ([gen.value()] if gen.chance(0.05) else [])
 
 
+# --- DUMP and RESTORE ------------------------------------------------------------------------
+# RESTORE payloads are made here as Redis writes them (a string's RDB encoding, RDB version 10,
+# CRC-64 Jones), uncompressed (a valid payload either server restores), and sometimes damaged: a
+# flipped byte, a version from the future, a truncated value, a type neither loader accepts. DUMP
+# replies of what is stored are compared byte for byte, LZF included. TTLs never expire during a
+# run: 0, far future (relative or ABSTTL), or already past (the key is not created).
+
+_RDB_VERSION = 10
+
+
+def _crc64_table():
+    poly = 0x95ac9329ac4bc9b5  # the Jones polynomial, reflected
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_CRC_TABLE = _crc64_table()
+
+
+def crc64(data):
+    crc = 0
+    for byte in data:
+        crc = _CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >> 8)
+    return crc
+
+
+def _length(n):
+    if n < 64:
+        return bytes([n])
+    if n < 16384:
+        return bytes([0x40 | (n >> 8), n & 0xff])
+    return b"\x80" + n.to_bytes(4, "big")
+
+
+def _string(value):
+    """rdbSaveRawString without LZF: integers of 32 bits as such, else length and bytes."""
+    try:
+        number = int(value)
+        canonical = b"%d" % number == value and len(value) <= 11
+    except ValueError:
+        canonical = False
+    if canonical and -2 ** 31 <= number < 2 ** 31:
+        if -128 <= number < 128:
+            return b"\xc0" + number.to_bytes(1, "little", signed=True)
+        if -32768 <= number < 32768:
+            return b"\xc1" + number.to_bytes(2, "little", signed=True)
+        return b"\xc2" + number.to_bytes(4, "little", signed=True)
+    return _length(len(value)) + value
+
+
+def payload(value, type_byte=0, version=_RDB_VERSION):
+    body = bytes([type_byte]) + _string(value) + version.to_bytes(2, "little")
+    return body + crc64(body).to_bytes(8, "little")
+
+
+def _damaged(gen, value):
+    good = payload(value)
+    kind = gen.pick(["flip", "version", "truncate", "type", "short", "junk"])
+    if kind == "flip":
+        i = gen.rng.randrange(len(good) - 8)
+        return good[:i] + bytes([good[i] ^ 0x01]) + good[i + 1:]
+    if kind == "version":
+        return payload(value, version=gen.pick([11, 255, 0xffff]))
+    if kind == "truncate":
+        # A consistent checksum over a value that claims more bytes than it has: up to the 10 of
+        # the footer are read from it (Redis's loader reads the whole payload), more is refused.
+        extra = gen.pick([1, 10, 11, 1000])
+        body = bytes([0]) + _length(len(value) + extra) + value + _RDB_VERSION.to_bytes(2, "little")
+        return body + crc64(body).to_bytes(8, "little")
+    if kind == "type":
+        # A type byte no loader of either server accepts.
+        return payload(value, type_byte=gen.pick([8, 100, 200]))
+    if kind == "short":
+        return good[:gen.rng.randrange(10)]
+    return gen.junk_word()
+
+
+def dump_(gen):
+    if gen.chance(0.03):
+        return [gen.token("dump")] + gen.keys(0, 2) * 2  # wrong arity (0 or 2+ keys)
+    return [gen.token("dump"), gen.key()]
+
+
+def restore(gen):
+    if gen.chance(0.03):
+        return [gen.token("restore")] + gen.keys(0, 2)  # wrong arity
+    value = gen.value()
+    if len(value) > 4096:
+        value = value[:4096]
+    data = payload(value) if gen.chance(0.85) else _damaged(gen, value)
+    roll = gen.rng.random()
+    absttl = False
+    if roll < 0.6:
+        ttl = b"0"
+    elif roll < 0.75:
+        ttl = b"%d" % (gen.pick(FUTURE_UNIX_S) * 1000)
+        absttl = True
+    elif roll < 0.85:
+        ttl = b"%d" % (gen.pick(PAST_UNIX_S) * 1000)
+        absttl = True
+    elif roll < 0.92:
+        ttl = b"%d" % (10 ** 12)  # relative, far in the future
+    else:
+        ttl = gen.integer_arg(lambda: 0)
+    args = [gen.token("restore"), gen.key(), ttl, data]
+    for _ in range(gen.weighted([(45, 0), (35, 1), (15, 2), (5, 3)])):
+        option = gen.weighted([(35, "replace"), (15, "absttl"), (15, "idletime"), (15, "freq"),
+                               (5, "missing"), (15, "junk")])
+        if option == "replace":
+            args.append(gen.token("REPLACE"))
+        elif option == "absttl":
+            args.append(gen.token("ABSTTL"))
+        elif option == "idletime":
+            args += [gen.token("IDLETIME"), gen.integer_arg(lambda: gen.rng.randint(0, 1000))]
+        elif option == "freq":
+            args += [gen.token("FREQ"), gen.integer_arg(lambda: gen.rng.randint(0, 255))]
+        elif option == "missing":
+            args.append(gen.token(gen.pick(["IDLETIME", "FREQ"])))
+        else:
+            args.append(gen.junk_word())
+    if absttl and b"ABSTTL" not in [a.upper() for a in args[4:]]:
+        args.append(gen.token("ABSTTL"))
+    return args
+
+
+
 GENERATORS = {
+    "dump": (1, dump_),
+    "restore": (1.5, restore),
     "del": (3, del_),
     "unlink": (1, unlink),
     "exists": (4, exists),

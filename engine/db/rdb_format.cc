@@ -1,0 +1,184 @@
+#include "engine/db/rdb_format.h"
+
+#include <liblzf/lzf.h>
+
+#include <cstring>
+
+#include "engine/base/numbers.h"
+
+namespace keel::rdb {
+namespace {
+
+// The first byte's two high bits say how a length is written (RDB_6BITLEN ... RDB_ENCVAL);
+// 0x80 and 0x81 introduce 32- and 64-bit lengths.
+constexpr uint8_t k14BitLength = 0x40;
+constexpr uint8_t k32BitLength = 0x80;
+constexpr uint8_t k64BitLength = 0x81;
+constexpr uint8_t kEncodedValue = 0xc0;
+// Special string encodings (RDB_ENC_*), in the low six bits after kEncodedValue.
+constexpr uint8_t kEncInt8 = 0;
+constexpr uint8_t kEncInt16 = 1;
+constexpr uint8_t kEncInt32 = 2;
+constexpr uint8_t kEncLzf = 3;
+
+void AppendBigEndian(std::string* out, uint64_t value, int bytes) {
+  for (int i = bytes - 1; i >= 0; i--) out->push_back(static_cast<char>(value >> (8 * i)));
+}
+
+void AppendLittleEndian(std::string* out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; i++) out->push_back(static_cast<char>(value >> (8 * i)));
+}
+
+// rdbTryIntegerEncoding: the integer encoding of `bytes` when it is the canonical text of an
+// integer that fits 32 bits.
+bool WriteIntegerEncoding(std::string* out, std::string_view bytes) {
+  int64_t value = 0;
+  if (bytes.size() > 11 || !ParseStrictInt64(bytes, &value)) return false;
+  if (value >= INT8_MIN && value <= INT8_MAX) {
+    out->push_back(static_cast<char>(kEncodedValue | kEncInt8));
+    AppendLittleEndian(out, static_cast<uint64_t>(value), 1);
+  } else if (value >= INT16_MIN && value <= INT16_MAX) {
+    out->push_back(static_cast<char>(kEncodedValue | kEncInt16));
+    AppendLittleEndian(out, static_cast<uint64_t>(value), 2);
+  } else if (value >= INT32_MIN && value <= INT32_MAX) {
+    out->push_back(static_cast<char>(kEncodedValue | kEncInt32));
+    AppendLittleEndian(out, static_cast<uint64_t>(value), 4);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// rdbSaveLzfStringObject: only when compression saves more than 4 bytes.
+bool WriteCompressed(std::string* out, std::string_view bytes) {
+  if (bytes.size() <= 4) return false;
+  std::string compressed(bytes.size() - 4, '\0');
+  const unsigned int compressed_size =
+      lzf_compress(bytes.data(), static_cast<unsigned int>(bytes.size()), compressed.data(),
+                   static_cast<unsigned int>(compressed.size()));
+  if (compressed_size == 0) return false;
+  out->push_back(static_cast<char>(kEncodedValue | kEncLzf));
+  WriteLength(out, compressed_size);
+  WriteLength(out, bytes.size());
+  out->append(compressed.data(), compressed_size);
+  return true;
+}
+
+}  // namespace
+
+void WriteLength(std::string* out, uint64_t length) {
+  if (length < (1u << 6)) {
+    out->push_back(static_cast<char>(length));
+  } else if (length < (1u << 14)) {
+    out->push_back(static_cast<char>(k14BitLength | (length >> 8)));
+    out->push_back(static_cast<char>(length & 0xff));
+  } else if (length <= UINT32_MAX) {
+    out->push_back(static_cast<char>(k32BitLength));
+    AppendBigEndian(out, length, 4);
+  } else {
+    out->push_back(static_cast<char>(k64BitLength));
+    AppendBigEndian(out, length, 8);
+  }
+}
+
+void WriteString(std::string* out, std::string_view bytes, bool compress) {
+  if (WriteIntegerEncoding(out, bytes)) return;
+  // Lengths fit unsigned int: entries hold at most UINT32_MAX bytes.
+  if (compress && bytes.size() > 20 && bytes.size() <= UINT32_MAX && WriteCompressed(out, bytes)) {
+    return;
+  }
+  WriteLength(out, bytes.size());
+  out->append(bytes);
+}
+
+bool Reader::ReadByte(uint8_t* byte) {
+  if (in_.empty()) return false;
+  *byte = static_cast<uint8_t>(in_[0]);
+  in_.remove_prefix(1);
+  return true;
+}
+
+bool Reader::ReadLengthOrEncoding(uint64_t* length, bool* encoded) {
+  uint8_t first = 0;
+  if (!ReadByte(&first)) return false;
+  *encoded = false;
+  switch (first >> 6) {
+    case 0:
+      *length = first & 0x3f;
+      return true;
+    case 1: {
+      uint8_t second = 0;
+      if (!ReadByte(&second)) return false;
+      *length = static_cast<uint64_t>(first & 0x3f) << 8 | second;
+      return true;
+    }
+    case 3:
+      *encoded = true;
+      *length = first & 0x3f;
+      return true;
+    default:
+      break;
+  }
+  int bytes = 0;
+  if (first == k32BitLength) {
+    bytes = 4;
+  } else if (first == k64BitLength) {
+    bytes = 8;
+  } else {
+    return false;
+  }
+  if (in_.size() < static_cast<size_t>(bytes)) return false;
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; i++) value = value << 8 | static_cast<uint8_t>(in_[i]);
+  in_.remove_prefix(static_cast<size_t>(bytes));
+  *length = value;
+  return true;
+}
+
+bool Reader::ReadLength(uint64_t* length) {
+  bool encoded = false;
+  return ReadLengthOrEncoding(length, &encoded) && !encoded;
+}
+
+bool Reader::ReadString(std::string* bytes, size_t size_max) {
+  uint64_t length = 0;
+  bool encoded = false;
+  if (!ReadLengthOrEncoding(&length, &encoded)) return false;
+  if (!encoded) {
+    if (length > in_.size() || length > size_max) return false;
+    bytes->assign(in_.data(), length);
+    in_.remove_prefix(length);
+    return true;
+  }
+  if (length <= kEncInt32) {
+    const size_t width = size_t{1} << length;  // 1, 2 or 4 bytes, little-endian, signed
+    if (in_.size() < width) return false;
+    uint64_t raw = 0;
+    for (size_t i = 0; i < width; i++)
+      raw |= static_cast<uint64_t>(static_cast<uint8_t>(in_[i])) << (8 * i);
+    in_.remove_prefix(width);
+    int64_t value = 0;
+    if (width == 1) value = static_cast<int8_t>(raw);
+    if (width == 2) value = static_cast<int16_t>(raw);
+    if (width == 4) value = static_cast<int32_t>(raw);
+    *bytes = std::to_string(value);
+    return true;
+  }
+  if (length != kEncLzf) return false;
+  uint64_t compressed_size = 0;
+  uint64_t size = 0;
+  if (!ReadLength(&compressed_size) || !ReadLength(&size)) return false;
+  if (compressed_size > in_.size() || compressed_size > UINT32_MAX) return false;
+  if (size > size_max || size > UINT32_MAX) return false;
+  bytes->assign(size, '\0');
+  // A zero-length value cannot be compressed, so it is never written this way.
+  if (size == 0) return false;
+  const unsigned int decompressed =
+      lzf_decompress(in_.data(), static_cast<unsigned int>(compressed_size), bytes->data(),
+                     static_cast<unsigned int>(size));
+  if (decompressed != size) return false;
+  in_.remove_prefix(compressed_size);
+  return true;
+}
+
+}  // namespace keel::rdb

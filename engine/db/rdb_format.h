@@ -1,0 +1,47 @@
+// The RDB format's building blocks, as Redis 7.0 writes them (rdb.c): lengths, strings with
+// their integer and LZF encodings, and the type bytes. The value serialiser (value_ops.h) builds
+// on them; DUMP/RESTORE use them now, RDB files and AOF rewrite next (docs/RDB.md will describe
+// the file around them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace keel::rdb {
+
+// RDB_VERSION of Redis 7.0: DUMP payloads carry it, and RESTORE refuses a newer one.
+inline constexpr uint16_t kVersion = 10;
+
+// Type bytes (RDB_TYPE_*).
+inline constexpr uint8_t kTypeString = 0;
+
+// Appends rdbSaveLen's encoding of `length`: 6, 14, 32 or 64 bits.
+void WriteLength(std::string* out, uint64_t length);
+
+// Appends rdbSaveRawString's encoding of `bytes`: an integer of up to 32 bits as such when
+// `bytes` is its canonical text (of at most 11 bytes), else LZF-compressed when `compress` and it
+// is longer than 20 bytes and LZF saves at least 4 bytes, else its length and bytes.
+void WriteString(std::string* out, std::string_view bytes, bool compress);
+
+// Reads what the Write functions write, advancing `*in`. False on truncated or malformed input
+// (RESTORE's "Bad data format"); never reads past the end.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool ReadByte(uint8_t* byte);
+  // A plain length (not a special string encoding).
+  bool ReadLength(uint64_t* length);
+  // A string in any of its encodings, decoded into `*bytes`, refusing one longer than
+  // `size_max` bytes.
+  bool ReadString(std::string* bytes, size_t size_max);
+  bool at_end() const { return in_.empty(); }
+
+ private:
+  // A length, or a special encoding (`*encoded` true, `*length` the encoding number).
+  bool ReadLengthOrEncoding(uint64_t* length, bool* encoded);
+  std::string_view in_;
+};
+
+}  // namespace keel::rdb
