@@ -273,6 +273,9 @@ class Engine : public ErrorObserver {
   void RejectUnknown(Client& client, std::span<const std::string_view> args,
                      bool unknown_subcommand);
   void Reject(Client& client, const CommandSpec* spec, std::string_view error);
+  // A "POST" or "Host:" command (an HTTP request): logs Redis's security warning, at most once
+  // a minute, and closes the client without a reply.
+  void AbortCrossProtocolClient(Client& client);
   // Dispatch, told to the command observer if there is one.
   ExecuteResult DispatchObserved(Client& client, std::span<const std::string_view> args);
   // Execute without the CLIENT REPLY bookkeeping around it.
@@ -332,6 +335,8 @@ class Engine : public ErrorObserver {
   int64_t command_wall_ms_ = 0;
   int64_t start_monotonic_us_ = 0;
   bool shutdown_requested_ = false;
+  bool security_warning_logged_ = false;
+  int64_t security_warning_logged_s_ = 0;  // wall-clock seconds of the last security warning
 };
 
 }  // namespace keel

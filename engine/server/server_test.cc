@@ -204,6 +204,76 @@ TEST_F(ServerLoopTest, QuitReplyReachesASlowReaderBeforeTheClose) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cross-protocol scripting: an HTTP request (a web page in a local browser can send one to
+// localhost) must not run the commands in its body.
+
+constexpr std::string_view kSecurityAttackLog =
+    "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands "
+    "to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to "
+    "compromise your Redis instance. Connection aborted.";
+
+size_t CountLines(const std::vector<std::string>& lines, std::string_view text) {
+  size_t count = 0;
+  for (const std::string& line : lines) count += line.find(text) != std::string::npos ? 1 : 0;
+  return count;
+}
+
+TEST_F(ServerLoopTest, HttpPostIsClosedBeforeItsBodyRuns) {
+  const sim::SimClientId client = Connect();
+  // The request, one read: redis-server 7.0.15 closes at "POST" without a reply.
+  net().Send(client,
+             "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 30\r\n\r\nSET pwned 1\r\n"
+             "CONFIG SET hz 77\r\n");
+  EXPECT_EQ(ReceiveAtLeast(client, 1), "");
+  EXPECT_TRUE(net().ClosedByServer(client));
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kSecurityAttackLog), 1u);
+  EXPECT_EQ(FreshExchange(Request({"EXISTS", "pwned"})), (std::vector<RespValue>{Int(0)}));
+  EXPECT_EQ(engine_->settings().hz, 10);
+}
+
+TEST_F(ServerLoopTest, HostHeaderAloneClosesAndRepliesBeforeItAreDropped) {
+  // A "Host:" line closes as "POST" does, in any case and in multibulk form too; replies to the
+  // commands before it in the same read are not written (Redis frees the client before its
+  // writes). The bulk's bytes arrive one at a time here, so the command is parsed from the
+  // query buffer.
+  const sim::SimClientId inline_client = Connect();
+  net().Send(inline_client, "PING\r\nhOsT: example.com\r\nSET pwned 1\r\n");
+  EXPECT_EQ(ReceiveAtLeast(inline_client, 1), "");
+  EXPECT_TRUE(net().ClosedByServer(inline_client));
+  net().set_read_bytes_max(1);
+  const sim::SimClientId bulk_client = Connect();
+  net().Send(bulk_client, Request({"post", "/"}) + Request({"SET", "pwned", "1"}));
+  EXPECT_EQ(ReceiveAtLeast(bulk_client, 1), "");
+  EXPECT_TRUE(net().ClosedByServer(bulk_client));
+  net().set_read_bytes_max(0);
+  EXPECT_EQ(FreshExchange(Request({"EXISTS", "pwned"})), (std::vector<RespValue>{Int(0)}));
+  // Neither counts as a command (PING and EXISTS do), and "Host" without the colon is only an
+  // unknown command.
+  EXPECT_EQ(engine_->stats().total_commands_processed, 2u);
+  EXPECT_EQ(
+      FreshExchange("HOST x\r\n"),
+      (std::vector<RespValue>{Err("ERR unknown command 'HOST', with args beginning with: 'x' ")}));
+}
+
+TEST_F(ServerLoopTest, SecurityWarningIsLoggedAtMostOncePerMinute) {
+  // Redis logs the warning when more than 60 seconds have passed since it last did, so that an
+  // attacker cannot flood the log.
+  for (int i = 0; i < 3; i++) {
+    const sim::SimClientId client = Connect();
+    net().Send(client, "POST / HTTP/1.1\r\n");
+    Settle();
+    EXPECT_TRUE(net().ClosedByServer(client));
+  }
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kSecurityAttackLog), 1u);
+  AdvanceSeconds(61);
+  const sim::SimClientId later = Connect();
+  net().Send(later, "POST / HTTP/1.1\r\n");
+  Settle();
+  EXPECT_TRUE(net().ClosedByServer(later));
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kSecurityAttackLog), 2u);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Connection refusals.
 
 TEST_F(ServerLoopTest, MaxclientsRefusesTheConnectionBeyondTheLimit) {
