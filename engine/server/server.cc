@@ -252,13 +252,21 @@ void Server::OnReadable(Client* client) {
   size_t room = limits::kReadChunkBytes;
   const bool into_query = !query.empty();
   if (into_query) {
-    // A partial command is waiting: read after it, growing at most geometrically and never past
-    // the size of the command the parser is waiting for.
+    // A partial command is waiting: read after it. The buffer doubles as a command of many
+    // arguments arrives (linear cost, however many reads it takes); a large bulk whose size the
+    // parser knows is read straight into a block of the command's final size, as Redis reads
+    // bulks of PROTO_MBULK_BIG_ARG bytes and more, and the reads then stop exactly at its end.
     const size_t unread = query.unread_size();
-    room = limits::kReadChunkBytes;
     const size_t wanted = client->parser().bytes_wanted();
-    if (wanted > unread + room) room = std::min(wanted - unread, std::max(room, unread));
-    if (!query.Reserve(room)) {
+    bool reserved = false;
+    if (wanted >= unread + limits::kBigBulkBytes) {
+      room = wanted - unread;
+      reserved = query.ReserveExact(room);
+    } else {
+      room = limits::kReadChunkBytes;
+      reserved = query.Reserve(room);
+    }
+    if (!reserved) {
       Close(client, "out of memory for its query buffer");
       return;
     }
@@ -313,7 +321,11 @@ void Server::ProcessPendingInput(Client* client) {
   QueryBuffer& query = client->query();
   if (query.empty()) return;
   const size_t consumed = ProcessCommands(client, query.unread(), query.unread_size());
-  if (!input_replaced_) query.Consume(consumed);
+  if (input_replaced_) return;
+  query.Consume(consumed);
+  // A block grown for a large command goes back at once, not at the client's next cron visit:
+  // a 512 MB SET must not leave 512 MB behind it.
+  if (query.capacity() > limits::kQueryBufferKeepBytes) query.ReleaseIfEmpty();
 }
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
