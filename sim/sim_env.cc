@@ -74,6 +74,11 @@ bool AddressesCollide(const std::string& a, const std::string& b) {
 }  // namespace
 
 Result<ListenerId> SimNetwork::Listen(const ListenOptions& options) {
+  for (const std::string& address : unavailable_addresses_) {
+    if (address == options.address) {
+      return Status(StatusCode::kNotFound, "bind: Cannot assign requested address");
+    }
+  }
   uint16_t port = options.port;
   if (port == 0) port = next_ephemeral_port_++;
   for (const auto& [id, listener] : listeners_) {

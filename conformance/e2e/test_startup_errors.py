@@ -1,7 +1,8 @@
 # Start-up failures of keel-server, which redis-server reports the same way: a busy port (a second
 # server on a taken port exits 1 saying "Could not create server TCP listening socket" and "Failed
 # listening on port", and the first keeps serving), and bad options on the command line or in a
-# config file (exit 1 with the "*** FATAL CONFIG FILE ERROR" report naming the line).
+# config file (exit 1 with the "*** FATAL CONFIG FILE ERROR" report naming the line), and a server
+# that would listen nowhere (exit 1, "Configured to not listen anywhere, exiting.").
 import os
 import sys
 import tempfile
@@ -91,6 +92,44 @@ def test_include_missing_file():
                 f"{output}")
 
 
+NOWHERE = "Configured to not listen anywhere, exiting."
+UNAVAILABLE = "10.99.99.99"  # an address this machine does not have (TEST-NET-like, unassigned)
+
+
+def check_listen_failure(binary, args, expected, what):
+    """Runs `binary args` (which must exit at once) and checks its exit code 1 and its output."""
+    result = h.run_tool([binary] + args, timeout_s=START_TIMEOUT_S)
+    output = result.stdout.decode(errors="replace") + result.stderr.decode(errors="replace")
+    h.check_equal(result.returncode, 1, f"exit code of {what} {' '.join(args)}; output:\n{output}")
+    for fragment in expected:
+        h.check_contains(output, fragment, f"output of {what} {' '.join(args)}")
+
+
+def test_listen_nowhere():
+    port = str(h.free_port())
+    unavailable = (f"Warning: Could not create server TCP listening socket {UNAVAILABLE}:{port}: "
+                   "bind: Cannot assign requested address")
+    cases = [
+        (["--port", "0"], [NOWHERE]),
+        (["--port", port, "--bind", f"-{UNAVAILABLE}"], [unavailable, NOWHERE]),
+        (["--port", port, "--bind", ""], [NOWHERE]),
+        (["--port", port, "--bind", UNAVAILABLE],
+         [unavailable, f"Failed listening on port {port} (TCP), aborting."]),
+    ]
+    with tempfile.TemporaryDirectory(prefix="keel-e2e-") as directory:
+        config_path = os.path.join(directory, "bind-nothing.conf")
+        with open(config_path, "w") as config:
+            config.write(f"port {port}\nbind\n")
+        cases.append(([config_path], [NOWHERE]))
+        # Every expectation holds for redis-server first.
+        for binary, what in ((h.tool("redis-server"), "redis-server"),
+                             (h.server_binary(), "keel-server")):
+            for args, expected in cases:
+                extra = ["--save", ""] if what == "redis-server" and args[0] != config_path else []
+                check_listen_failure(binary, args + extra, expected, what)
+
+
 if __name__ == "__main__":
     sys.exit(h.main({"busy_port": test_busy_port, "bad_options": test_bad_options,
-                     "include_missing_file": test_include_missing_file}))
+                     "include_missing_file": test_include_missing_file,
+                     "listen_nowhere": test_listen_nowhere}))

@@ -123,7 +123,12 @@ TEST(ConfigRangeTest, EveryDeclaredValueStartsAServerThatServes) {
       bool started = false;
       const std::vector<RespValue> replies = ServeWith(std::move(config), env, &started);
       tried++;
-      if (param.name == "port" && value == "0") continue;  // no listener to talk to
+      if (param.name == "port" && value == "0") {
+        // No TCP listener (and Keel has no unix socket): refused at start, as redis-server
+        // refuses it (ServerStartTest covers the message).
+        EXPECT_FALSE(started);
+        continue;
+      }
       ASSERT_TRUE(started);
       ASSERT_EQ(replies.size(), 6u);
       EXPECT_EQ(replies[0], Ok());

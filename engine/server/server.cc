@@ -45,7 +45,14 @@ Server::~Server() { Shutdown(); }
 Status Server::Start() {
   std::vector<BoundListener> none;
   Status status = OpenListeners(engine_.settings(), &none, &listeners_, /*at_startup=*/true);
-  if (status.ok()) engine_.set_listener_control(this);
+  if (!status.ok()) return status;
+  // Port 0, no bind address, or only optional ones that failed: Redis exits rather than run a
+  // server nobody can reach (Keel has no unix socket or TLS listener yet).
+  if (listeners_.empty()) {
+    engine_.Log(LogLevel::kWarning, "Configured to not listen anywhere, exiting.");
+    return Status(StatusCode::kInvalidArgument, "Configured to not listen anywhere");
+  }
+  engine_.set_listener_control(this);
   return status;
 }
 
@@ -91,13 +98,14 @@ Status Server::OpenListeners(const ConfigValues& settings, std::vector<BoundList
       fresh.push_back({*listener, address, port});
       continue;
     }
+    // Logged for an optional address too, with the system's reason, as Redis logs it.
+    engine_.Log(LogLevel::kWarning, "Warning: Could not create server TCP listening socket " +
+                                        address + ":" + Int64ToString(port) + ": " +
+                                        listener.status().message());
     const StatusCode code = listener.status().code();
     if (optional && (code == StatusCode::kInvalidArgument || code == StatusCode::kNotFound)) {
       continue;  // e.g. "-::1" on a machine without IPv6
     }
-    engine_.Log(LogLevel::kWarning, "Warning: Could not create server TCP listening socket " +
-                                        address + ":" + Int64ToString(port) + ": " +
-                                        listener.status().message());
     if (at_startup) {
       engine_.Log(LogLevel::kWarning,
                   "Failed listening on port " + Int64ToString(port) + " (TCP), aborting.");
