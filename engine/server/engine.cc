@@ -225,7 +225,7 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
       return errors::kDebugNotAllowed;
     }
   }
-  if (!client.authenticated && !(spec.flags & kCmdNoAuth)) return errors::kNoAuth;
+  if (AuthRequired(client) && !(spec.flags & kCmdNoAuth)) return errors::kNoAuth;
   // With a memory limit, every command first evicts what the policy allows (not while writes
   // are paused: evicting is writing); only commands that may grow memory are refused when that
   // is not enough (Redis's processCommand and performEvictions).

@@ -109,6 +109,14 @@ class Engine : public ErrorObserver {
   int database_count() const { return keyspace_.database_count(); }
   const Database& database(int index) const { return keyspace_.database(index); }
 
+  // Whether `client` must authenticate before it may run commands (Redis's authRequired): it has
+  // not, and a password is set now. Clearing requirepass frees every client at once, also from
+  // the stricter pre-authentication protocol limits; setting one again binds the clients that
+  // never authenticated. (HELLO alone asks the client's own flag, as Redis 7.0's does.)
+  bool AuthRequired(const Client& client) const {
+    return !client.authenticated && !settings().requirepass.empty();
+  }
+
   // Clients. `conn` is 0 for an internal client; `info` may be null.
   Client* NewClient(ConnId conn, const ConnInfo* info);
   void FreeClient(Client* client);

@@ -360,7 +360,7 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
     // Read the limits afresh for every command, as Redis does at parse time: an AUTH earlier in
     // this same read lifts the pre-authentication limits for the commands after it, and a CONFIG
     // SET proto-max-bulk-len applies from the next command on.
-    const ParserLimits parser_limits{settings.proto_max_bulk_len, client->authenticated};
+    const ParserLimits parser_limits{settings.proto_max_bulk_len, !engine_.AuthRequired(*client)};
     size_t consumed = 0;
     const ParseResult result =
         client->parser().Parse(data + position, size - position, parser_limits, &consumed);
