@@ -301,6 +301,9 @@ class SimEnv final : public Env {
 
   // The next Wait reports kShutdownRequested (as SIGTERM would).
   void RequestShutdown() { shutdown_pending_ = true; }
+  // SIGTERM arrives when the monotonic clock reaches `monotonic_us`: a sleep (Wait with no room)
+  // ends there, and the next Wait with room reports it.
+  void RequestShutdownAt(int64_t monotonic_us) { shutdown_at_us_ = monotonic_us; }
 
  private:
   Rng rng_;  // the simulation's own choices (splits, ports); the engine's entropy is `random_`
@@ -316,6 +319,7 @@ class SimEnv final : public Env {
   Trace* trace_ = nullptr;
   int64_t timer_late_us_max_ = 0;
   bool shutdown_pending_ = false;
+  int64_t shutdown_at_us_ = -1;  // -1: no signal scheduled
 };
 
 }  // namespace keel::sim
