@@ -2,7 +2,8 @@
 # server on a taken port exits 1 saying "Could not create server TCP listening socket" and "Failed
 # listening on port", and the first keeps serving), and bad options on the command line or in a
 # config file (exit 1 with the "*** FATAL CONFIG FILE ERROR" report naming the line), and a server
-# that would listen nowhere (exit 1, "Configured to not listen anywhere, exiting.").
+# that would listen nowhere (exit 1, "Configured to not listen anywhere, exiting."). Under a low
+# descriptor limit, maxclients is lowered to fit at start, with Redis's log lines.
 import os
 import sys
 import tempfile
@@ -129,7 +130,65 @@ def test_listen_nowhere():
                 check_listen_failure(binary, args + extra, expected, what)
 
 
+DESCRIPTORS = 1024  # as `ulimit -n 1024`, soft and hard, so that no server can raise it
+
+
+def check_descriptor_limit(server):
+    """A server started under a descriptor limit that its maxclients (10000) does not fit."""
+    log = server.log()
+    h.check_contains(log, "You requested maxclients of 10000 requiring at least 10032 max file "
+                     "descriptors.", f"{server.name}'s log")
+    h.check_contains(log, "Current maximum open files is 1024. maxclients has been reduced to 992 "
+                     "to compensate for low ulimit. If you need higher maxclients increase "
+                     "'ulimit -n'.", f"{server.name}'s log")
+    h.check_equal(server.command("CONFIG", "GET", "maxclients"), [b"maxclients", b"992"],
+                  "CONFIG GET maxclients")
+    # Every client up to maxclients is served; the next one is refused with a reply, not left
+    # without one by a server out of descriptors.
+    clients = []
+    try:
+        for _ in range(992):
+            clients.append(server.connect())
+        h.check_equal(clients[-1].command("PING"), "PONG", "the 992nd client")
+        with server.connect() as extra:
+            h.check_equal(extra.read_until_closed(), b"-ERR max number of clients reached\r\n",
+                          "the 993rd client")
+    finally:
+        for client in clients:
+            client.close()
+    # (2000 rather than the issue's 100000000: Redis takes seconds to try every limit from
+    # there down to 1024, 16 at a time, and answers the same.)
+    def config_set_is_refused():
+        h.check_equal(server.command("CONFIG", "SET", "maxclients", "2000"), h.RespError(
+            "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
+            "system is not able to handle the specified number of clients, try with 992"),
+            f"CONFIG SET maxclients 2000 on {server.name}")
+
+    if server.name == "redis-server":
+        config_set_is_refused()
+    else:
+        with h.known_bug("CONFIG SET maxclients is not checked against the descriptor limit"):
+            config_set_is_refused()
+
+
+def test_descriptor_limit():
+    # `prlimit` sets the limit of the server it runs (exec: the process id stays the server's).
+    prlimit = h.tool("prlimit")
+    for binary, name, extra in ((h.tool("redis-server"), "redis-server", ["--save", ""]),
+                                (h.server_binary(), "keel-server", [])):
+        server = h.KeelServer(lambda port, b=binary, e=extra: [
+            f"--nofile={DESCRIPTORS}:{DESCRIPTORS}", b, "--port", str(port)] + e,
+            name=name, binary=prlimit)
+        try:
+            server.start()
+            check_descriptor_limit(server)
+            server.stop()
+        finally:
+            server.cleanup()
+
+
 if __name__ == "__main__":
     sys.exit(h.main({"busy_port": test_busy_port, "bad_options": test_bad_options,
                      "include_missing_file": test_include_missing_file,
-                     "listen_nowhere": test_listen_nowhere}))
+                     "listen_nowhere": test_listen_nowhere,
+                     "descriptor_limit": test_descriptor_limit}))
