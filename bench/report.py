@@ -236,6 +236,35 @@ def section_text(data, folder_rel):
                      for v, r in zip(values, (keel, redis))]
             out.append(f"| {p['test']} -P {p['pipeline']} -d {p['size']} -c {p['clients']} | "
                        f"{p['requests']:,} | {shown[0]} | {shown[1]} | {f_ratio(*values)} |")
+    bigreq = [c for c in cells if c["group"] == "bigreq"]
+    if bigreq:
+        out += ["", "**One very large command (bench/harness/bigreq.py): its time from the first "
+                "byte sent to the reply, the server's CPU and peak RSS for it, and the slowest "
+                "PING another client sent meanwhile**", "",
+                "| command | Keel s | Redis s | Keel/Redis time | Keel CPU s | Redis CPU s | "
+                "Keel peak RSS MB | Redis peak RSS MB | Keel/Redis RSS | Keel PING max ms | "
+                "Redis PING max ms |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        what = {"mset": "MSET of {mb} MB of 16-byte pairs", "del": "DEL of that MSET's keys",
+                "set": "SET of one {mib} MiB value"}
+        for cell in bigreq:
+            p = cell["params"]
+            keel = data["rows"][(cell["id"], "keel")]
+            redis = data["rows"][(cell["id"], "redis")]
+            row = [what[p["kind"]].format(mb=p["bytes"] // 1_000_000, mib=p["bytes"] >> 20)]
+            times = [num(keel.get("request_s")), num(redis.get("request_s"))]
+            row += [f"{v:.3f}" if v is not None else (cell_state(r) or "—")
+                    for v, r in zip(times, (keel, redis))] + [f_ratio(*times)]
+            row += [f"{v:.2f}" if v is not None else "—"
+                    for v in (num(keel.get("request_cpu_s")), num(redis.get("request_cpu_s")))]
+            peaks = [num(keel.get("peak_rss_bytes")), num(redis.get("peak_rss_bytes"))]
+            row += [f"{v / 1e6:,.0f}" if v is not None else "—" for v in peaks]
+            row.append(f_ratio(*peaks))
+            row += [f_ms(v) if v is not None else "—"
+                    for v in (num(keel.get("max_ms")), num(redis.get("max_ms")))]
+            if noisy(keel) or noisy(redis):
+                row[0] += " †"
+                notes.add("noise")
+            out.append("| " + " | ".join(row) + " |")
     out.append("")
     if "client" in notes:
         out.append(f"- **client-bound**: the load generator's core was at least "
@@ -282,6 +311,9 @@ def chart_points(data):
                 value = (num(redis["instructions_per_request"]) /
                          num(keel["instructions_per_request"]))
                 kind = "instructions per request"
+            elif cell["group"] == "bigreq":
+                value = num(redis["request_s"]) / num(keel["request_s"])
+                kind = "time of one big command"
         else:
             kind = cell_state(keel) or cell_state(redis)
         points.append([cell["id"], round(value, 4) if value else None, kind])

@@ -112,7 +112,9 @@ Result<ListenerId> EpollNetwork::Listen(const ListenOptions& options) {
     const int error = errno;
     freeaddrinfo(found);
     // No IPv6 on this machine: report it as an unavailable address, which "-::1" may skip.
-    if (error == EAFNOSUPPORT) return Status(StatusCode::kInvalidArgument, where + ": no IPv6");
+    if (error == EAFNOSUPPORT) {
+      return Status(StatusCode::kInvalidArgument, std::string("socket: ") + std::strerror(error));
+    }
     return ErrnoStatus(error, "socket " + where);
   }
   const int one = 1;
@@ -122,7 +124,10 @@ Result<ListenerId> EpollNetwork::Listen(const ListenOptions& options) {
     const int error = errno;
     freeaddrinfo(found);
     ::close(fd);
-    if (error == EADDRNOTAVAIL) return Status(StatusCode::kNotFound, "bind: " + where);
+    // Redis's message: "bind: Cannot assign requested address".
+    if (error == EADDRNOTAVAIL) {
+      return Status(StatusCode::kNotFound, std::string("bind: ") + std::strerror(error));
+    }
     return ErrnoStatus(error, "bind");
   }
   freeaddrinfo(found);

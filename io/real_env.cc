@@ -1,5 +1,6 @@
 #include "io/real_env.h"
 
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
@@ -189,13 +190,7 @@ class RealEnv final : public Env {
 
   size_t Wait(int64_t timeout_us, Event* events, size_t capacity) override {
     if (capacity == 0) {
-      // Nothing may be reported: stop the process (DEBUG SLEEP). Events stay pending.
-      if (timeout_us > 0) {
-        timespec pause{static_cast<time_t>(timeout_us / 1000000),
-                       static_cast<long>(timeout_us % 1000000) * 1000};
-        // An interrupted sleep returns early; the engine re-reads the clock and waits again.
-        nanosleep(&pause, nullptr);
-      }
+      Sleep(timeout_us);
       return 0;
     }
     // Completions reported by the helper thread come first: they were waiting already.
@@ -246,6 +241,23 @@ class RealEnv final : public Env {
   }
 
  private:
+  // Stops the process (DEBUG SLEEP) for `timeout_us`, or until a termination signal is pending:
+  // the signals are blocked and read through signalfd, so they cannot interrupt a plain sleep;
+  // waiting on the signalfd lets one end the sleep while leaving it there for the next Wait.
+  void Sleep(int64_t timeout_us) {
+    const int64_t deadline_us = clock_.MonotonicUs() + timeout_us;
+    for (int64_t left_us = timeout_us; left_us > 0; left_us = deadline_us - clock_.MonotonicUs()) {
+      const timespec pause{static_cast<time_t>(left_us / 1000000),
+                           static_cast<long>(left_us % 1000000) * 1000};
+      if (signal_fd_ < 0) {
+        nanosleep(&pause, nullptr);  // interrupted early by another signal: sleep the rest
+        continue;
+      }
+      pollfd signals{signal_fd_, POLLIN, 0};
+      if (ppoll(&signals, 1, &pause, nullptr) > 0) return;
+    }
+  }
+
   size_t DrainCompletions(Event* events, size_t capacity) {
     if (pending_.empty()) {
       for (const PosixFiles::Completion& done : files_.TakeCompletions()) pending_.push_back(done);

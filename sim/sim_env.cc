@@ -74,6 +74,11 @@ bool AddressesCollide(const std::string& a, const std::string& b) {
 }  // namespace
 
 Result<ListenerId> SimNetwork::Listen(const ListenOptions& options) {
+  for (const std::string& address : unavailable_addresses_) {
+    if (address == options.address) {
+      return Status(StatusCode::kNotFound, "bind: Cannot assign requested address");
+    }
+  }
   uint16_t port = options.port;
   if (port == 0) port = next_ephemeral_port_++;
   for (const auto& [id, listener] : listeners_) {
@@ -495,6 +500,21 @@ ProcessInfo SimEnv::Process() {
 }
 
 size_t SimEnv::Wait(int64_t timeout_us, Event* events, size_t capacity) {
+  if (shutdown_at_us_ >= 0 && clock_.MonotonicUs() >= shutdown_at_us_) {
+    shutdown_at_us_ = -1;
+    shutdown_pending_ = true;
+  }
+  if (capacity == 0) {
+    // A sleep: a pending shutdown request ends it at once, and one due during it ends it then.
+    if (shutdown_pending_ || timeout_us <= 0) return 0;
+    if (shutdown_at_us_ >= 0 && clock_.MonotonicUs() + timeout_us >= shutdown_at_us_) {
+      timeout_us = shutdown_at_us_ - clock_.MonotonicUs();
+      shutdown_at_us_ = -1;
+      shutdown_pending_ = true;
+      clock_.Advance(timeout_us);
+      return 0;
+    }
+  }
   size_t count = 0;
   if (shutdown_pending_ && capacity > 0) {
     shutdown_pending_ = false;

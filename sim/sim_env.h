@@ -135,6 +135,11 @@ class SimNetwork final : public Network {
 
   // How reads and writes are split. A read returns at most a random size in [1, read_bytes_max];
   // a write takes at most a random size in [1, write_bytes_max]. 0 means unlimited.
+  // An address this machine does not have: listening on it fails as bind(2) fails with
+  // EADDRNOTAVAIL.
+  void AddUnavailableAddress(std::string address) {
+    unavailable_addresses_.push_back(std::move(address));
+  }
   void set_read_bytes_max(size_t bytes) { read_bytes_max_ = bytes; }
   void set_write_bytes_max(size_t bytes) { write_bytes_max_ = bytes; }
   // Bytes a client's receive queue may hold before the server's writes would block (a slow
@@ -186,6 +191,7 @@ class SimNetwork final : public Network {
   std::map<ConnId, Connection> connections_;  // ordered: events come out in a stable order
   uint64_t next_id_ = 1;
   uint16_t next_ephemeral_port_ = 40000;
+  std::vector<std::string> unavailable_addresses_;
   size_t read_bytes_max_ = 0;
   size_t write_bytes_max_ = 0;
   size_t client_buffer_bytes_max_ = 0;
@@ -295,6 +301,9 @@ class SimEnv final : public Env {
 
   // The next Wait reports kShutdownRequested (as SIGTERM would).
   void RequestShutdown() { shutdown_pending_ = true; }
+  // SIGTERM arrives when the monotonic clock reaches `monotonic_us`: a sleep (Wait with no room)
+  // ends there, and the next Wait with room reports it.
+  void RequestShutdownAt(int64_t monotonic_us) { shutdown_at_us_ = monotonic_us; }
 
  private:
   Rng rng_;  // the simulation's own choices (splits, ports); the engine's entropy is `random_`
@@ -310,6 +319,7 @@ class SimEnv final : public Env {
   Trace* trace_ = nullptr;
   int64_t timer_late_us_max_ = 0;
   bool shutdown_pending_ = false;
+  int64_t shutdown_at_us_ = -1;  // -1: no signal scheduled
 };
 
 }  // namespace keel::sim

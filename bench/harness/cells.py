@@ -14,7 +14,7 @@ RANDOM_TESTS = ("SET", "GET", "SADD")  # the tests that use __rand_int__ and so 
 @dataclass(frozen=True)
 class Cell:
     id: str
-    group: str  # profile | ycsb | memory | callgrind | micro
+    group: str  # profile | ycsb | memory | callgrind | bigreq | micro
     requires: tuple  # commands an engine must know (COMMAND INFO) to be measured
     params: dict = field(hash=False, compare=False)
     reps: int = 3
@@ -75,11 +75,27 @@ def _callgrind_cells(requests_p32, requests_p1, reps):
     return cells
 
 
+# One very large command each (bench/harness/bigreq.py): a 100 MB MSET of small pairs, the DEL
+# of all its keys, and a 512 MB SET (Redis's largest bulk, proto-max-bulk-len's default). The
+# figures are the command's time, the server's CPU for it, its peak RSS, and how long another
+# client's PINGs waited meanwhile.
+def _bigreq_cells(mset_bytes, set_bytes, reps):
+    return [
+        Cell(f"big-MSET-{mset_bytes // 1_000_000}MB", "bigreq", ("MSET",),
+             {"kind": "mset", "bytes": mset_bytes}, reps),
+        Cell(f"big-DEL-{mset_bytes // 1_000_000}MB", "bigreq", ("MSET", "DEL"),
+             {"kind": "del", "bytes": mset_bytes}, reps),
+        Cell(f"big-SET-{set_bytes >> 20}MiB", "bigreq", ("SET",),
+             {"kind": "set", "bytes": set_bytes}, reps),
+    ]
+
+
 def full_plan():
     return (_profile_cells(1_000_000, 1_000_000, 3) +
             _ycsb_cells(1_000_000, 1_000_000, 3) +
             [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +
+            _bigreq_cells(100_000_000, 512 << 20, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
 
 
@@ -91,6 +107,7 @@ def quick_plan():
     ycsb = [c for c in _ycsb_cells(20_000, 50_000, 1) if c.params["workload"] == "A"]
     return (profile + ycsb + [_memory_cell(100_000, "100k", 1, 3)] +
             [c for c in _callgrind_cells(5_000, 2_000, 1) if c.id == "cg-SET-P32-d3"] +
+            _bigreq_cells(2_000_000, 8 << 20, 1) +
             [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])
 
 

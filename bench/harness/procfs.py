@@ -15,12 +15,28 @@ def process_cpu_ticks(pid):
     return int(fields[11]), int(fields[12])
 
 
-def process_rss_bytes(pid):
+def _status_bytes(pid, field):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+    raise RuntimeError(f"no {field} for pid {pid}")
+
+
+def process_rss_bytes(pid):
+    return _status_bytes(pid, "VmRSS")
+
+
+def process_peak_rss_bytes(pid):
+    """The largest RSS since the process started or since reset_peak_rss (VmHWM)."""
+    return _status_bytes(pid, "VmHWM")
+
+
+def reset_peak_rss(pid):
+    """Makes VmHWM start again from the current RSS (proc(5), clear_refs "5"; Linux 4.0+, and the
+    process must be ours)."""
+    with open(f"/proc/{pid}/clear_refs", "w") as clear:
+        clear.write("5")
 
 
 def cores_ticks():

@@ -319,6 +319,50 @@ def run_callgrind(ctx, cell, engine, run_dir, probe):
 
 
 # ------------------------------------------------------------------------------------------------
+# Big requests: one very large command (bench/harness/bigreq.py)
+
+BIGREQ = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bigreq.py")
+
+
+def bigreq_argv(port, params, prepare=False):
+    argv = [sys.executable, "-B", BIGREQ, "--port", str(port), "--kind", params["kind"],
+            "--bytes", str(params["bytes"])]
+    return argv + (["--prepare"] if prepare else [])
+
+
+def run_bigreq(ctx, cell, engine, run_dir, probe):
+    params = cell.params
+    server = ctx.start_server(engine, run_dir)
+    try:
+        if params["kind"] == "del":
+            # The keys the DEL removes: the same MSET, untimed.
+            code, _, _ = ctx.run_client(bigreq_argv(server.port, dict(params, kind="mset"), True),
+                                        run_dir, "prepare")
+            check(probe, "prepare exit code", code == 0, code)
+        keys_before = ctx.server_command(server, run_dir, "DBSIZE")
+        rss_before = procfs.process_rss_bytes(server.pid)
+        procfs.reset_peak_rss(server.pid)
+        before = snapshot(server)
+        code, wall_s, rusage = ctx.run_client(bigreq_argv(server.port, params), run_dir, "client")
+        after = snapshot(server)
+        probe["measure"] = measure_record(before, after, wall_s, rusage)
+        check(probe, "bigreq exit code (the reply expected)", code == 0, code)
+        probe["bigreq"] = {"rss_before_bytes": rss_before, "keys_before": keys_before,
+                           "peak_rss_bytes": procfs.process_peak_rss_bytes(server.pid),
+                           "rss_after_bytes": procfs.process_rss_bytes(server.pid)}
+        if code == 0:
+            result = loadgen_result(run_dir, "client")
+            keys = ctx.server_command(server, run_dir, "DBSIZE")
+            check(probe, "the keys the command leaves", keys == result["keys_after"],
+                  f"DBSIZE {keys}, expected {result['keys_after']}")
+            check(probe, "PINGs answered meanwhile", result["pings"] > 0 and
+                  result["ping_errors"] == 0, f"{result['pings']} PINGs, "
+                  f"{result['ping_errors']} errors")
+    finally:
+        stop_server(server, probe)
+
+
+# ------------------------------------------------------------------------------------------------
 # Micro-benchmarks (Keel alone)
 
 
@@ -337,7 +381,7 @@ def run_micro(ctx, cell, engine, run_dir, probe):
 
 
 RUNNERS = {"profile": run_profile, "ycsb": run_ycsb, "memory": run_memory,
-           "callgrind": run_callgrind, "micro": run_micro}
+           "callgrind": run_callgrind, "bigreq": run_bigreq, "micro": run_micro}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -441,6 +485,10 @@ def describe(row):
         return (f"RSS {float(row['rss_bytes_per_key']):.1f} B/key, used_memory "
                 f"{float(row['used_memory_bytes_per_key']):.1f} B/key, settled after "
                 f"{row['settle_s']} s")
+    if row.get("request_s"):
+        return (f"{float(row['request_s']):.3f} s, server CPU {float(row['request_cpu_s']):.2f} "
+                f"s, peak RSS {float(row['peak_rss_bytes']) / 1e6:.0f} MB, PINGs meanwhile p99 "
+                f"{row['p99_ms']} ms, max {row['max_ms']} ms")
     if row.get("instructions_per_request"):
         return f"{float(row['instructions_per_request']):,.0f} instructions/request"
     return "ok"

@@ -15,12 +15,16 @@ RUN_COLUMNS = [
     "p99_ms", "max_ms", "server_cpu_s", "cpu_s_per_M", "server_util", "client_util",
     "other_core0", "other_core1", "keys", "rss_bytes", "used_memory_bytes", "rss_bytes_per_key",
     "used_memory_bytes_per_key", "empty_rss_bytes", "empty_used_memory_bytes", "settle_s",
-    "instructions_load", "instructions_idle", "instructions_per_request"]
+    "instructions_load", "instructions_idle", "instructions_per_request",
+    # Big requests (appended, so that runs.csv of older results folders still check: their rows
+    # leave these empty).
+    "request_bytes", "request_s", "request_cpu_s", "peak_rss_bytes"]
 
 SUMMARY_COLUMNS = [
     "cell", "group", "engine", "status", "runs_ok", "runs", "rps", "rps_min", "rps_max", "p50_ms",
     "p99_ms", "max_ms", "cpu_s_per_M", "server_util", "client_util", "client_bound", "noise",
-    "rss_bytes_per_key", "used_memory_bytes_per_key", "instructions_per_request"]
+    "rss_bytes_per_key", "used_memory_bytes_per_key", "instructions_per_request",
+    "request_s", "request_cpu_s", "peak_rss_bytes"]
 
 MICRO_COLUMNS = ["benchmark", "statistic", "real_time_ns", "cpu_time_ns", "items_per_second",
                  "iterations"]
@@ -155,6 +159,17 @@ def derive_run(run_dir):
                     "empty_rss_bytes": memory["empty_rss_bytes"],
                     "empty_used_memory_bytes": memory["empty_used_memory_bytes"],
                     "settle_s": memory["samples"][-1][0]})
+    elif group == "bigreq":
+        # The command's own time and the PING latencies of another client meanwhile come from
+        # the client; the server's CPU over the command and its peak RSS from /proc.
+        result = json.loads(_read(os.path.join(run_dir, "client.txt")).strip().splitlines()[-1])
+        cpu = _cpu_figures(probe["measure"], None)
+        row.update({"request_bytes": result["request_bytes"], "request_s": result["request_s"],
+                    "request_cpu_s": cpu["server_cpu_s"],
+                    "peak_rss_bytes": probe["bigreq"]["peak_rss_bytes"],
+                    "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"],
+                    "max_ms": result["max_ms"], "other_core0": cpu["other_core0"],
+                    "other_core1": cpu["other_core1"]})
     elif group == "callgrind":
         load = parse_callgrind_total(_read(os.path.join(run_dir, "callgrind.load.totals")))
         idle = parse_callgrind_total(_read(os.path.join(run_dir, "callgrind.idle.totals")))
@@ -209,11 +224,15 @@ def aggregate(manifest, support, runs):
             row["status"] = "ok" if len(good) == len(mine) else "partly invalid"
             for column in ("rps", "p50_ms", "p99_ms", "max_ms", "cpu_s_per_M", "server_util",
                            "client_util", "rss_bytes_per_key", "used_memory_bytes_per_key",
-                           "instructions_per_request"):
+                           "instructions_per_request", "request_s", "request_cpu_s",
+                           "peak_rss_bytes"):
                 row[column] = _median(good, column)
             if row["rps"] is not None:
                 rates = [float(r["rps"]) for r in good]
                 row["rps_min"], row["rps_max"] = min(rates), max(rates)
+            if cell["group"] == "bigreq":
+                row["noise"] = max(max(float(r["other_core0"]), float(r["other_core1"]))
+                                   for r in good)
             if row["client_util"] is not None:
                 row["client_bound"] = row["client_util"] >= CLIENT_BOUND_UTIL
                 row["noise"] = max(max(float(r["other_core0"]), float(r["other_core1"]))

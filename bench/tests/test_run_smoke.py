@@ -1,7 +1,8 @@
 # bench/run's harness end to end at a tiny scale, on keel-server and redis-server: the results
 # folder is complete, every server was pinned to core 0 and every load generator to core 1,
 # readiness came from PING and each server exited cleanly, unsupported commands are detected by
-# COMMAND INFO (never a hand list), GETs found their keys, and the memory cell settled.
+# COMMAND INFO (never a hand list), GETs found their keys, the memory cell settled, and the
+# big-request cell timed its command with PINGs answered meanwhile.
 # It asserts the instrument works, never a speed: timing is not a test.
 #   python3 test_run_smoke.py --keel build/asan/io/keel-server \
 #       --loadgen build/asan/bench/keel_loadgen
@@ -18,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "harness"))
 import servers  # noqa: E402
 import summary  # noqa: E402
 
-CELLS = "SET-P32-d3,LPUSH-P32-d3,GET-P1-d3,GET-P32-d3-rand,ycsb-A-P16,mem-100k"
+CELLS = "SET-P32-d3,LPUSH-P32-d3,GET-P1-d3,GET-P32-d3-rand,ycsb-A-P16,mem-100k,big-SET-8MiB"
 
 
 def keel_knows(binary, command):
@@ -65,7 +66,7 @@ def main():
         check(manifest["complete"] and manifest["profile"] == "quick", f"manifest {manifest}")
         rows = {(r["cell"], r["engine"]): r for r in summary.read_csv(
             os.path.join(out, "summary.csv"))}
-        check(len(rows) == 12, f"{len(rows)} summary rows, not 6 cells x 2 engines")
+        check(len(rows) == 14, f"{len(rows)} summary rows, not 7 cells x 2 engines")
         lpush_status = rows[("LPUSH-P32-d3", "keel")]["status"]
         expected = "ok" if keel_knows(args.keel, "LPUSH") else "not supported"
         check(lpush_status == expected, f"keel LPUSH is {lpush_status}, COMMAND INFO says "
@@ -78,18 +79,22 @@ def main():
             check(row["status"] == "ok", f"{cell} {engine}: {row['status']}")
             if cell.startswith("mem-"):
                 check(float(row["rss_bytes_per_key"]) > 64, f"{cell} {engine} RSS per key")
+            elif cell.startswith("big-"):
+                check(float(row["request_s"]) > 0 and float(row["peak_rss_bytes"]) > 8 << 20,
+                      f"{cell} {engine}: {row}")
             else:
                 check(float(row["rps"]) > 0 and float(row["p99_ms"]) > 0,
                       f"{cell} {engine}: {row}")
                 check(row["client_bound"] in ("yes", "no"), f"{cell} {engine}: no bound label")
         runs = summary.read_csv(os.path.join(out, "runs.csv"))
-        check(len(runs) == 11, f"{len(runs)} runs, not 11")
+        check(len(runs) == 13, f"{len(runs)} runs, not 13")
         with open(os.path.join(out, "commands.txt")) as source:
             commands = source.read().splitlines()
         starts = [c for c in commands if "--port" in c and "--maxmemory" in c]
-        check(len(starts) == 13, f"{len(starts)} server starts (11 runs + 2 support probes)")
+        check(len(starts) == 15, f"{len(starts)} server starts (13 runs + 2 support probes)")
         check(all("$ taskset -c 0 " in c for c in starts), "a server was not pinned to core 0")
-        clients = [c for c in commands if "redis-benchmark" in c or "keel_loadgen" in c]
+        clients = [c for c in commands
+                   if "redis-benchmark" in c or "keel_loadgen" in c or "bigreq.py" in c]
         check(clients and all("$ taskset -c 1 " in c for c in clients),
               "a load generator was not pinned to core 1")
         for run in runs:
@@ -102,6 +107,8 @@ def main():
                 check("every GET found its key" in names, f"{path}: no hit check")
             if run["cell"].startswith("mem-"):
                 check("memory figures settled" in names, f"{path}: no settle check")
+            if run["cell"].startswith("big-"):
+                check("PINGs answered meanwhile" in names, f"{path}: no PING check")
         # And the derived CSVs are what the raw files give.
         derived = summary.as_text_rows(summary.RUN_COLUMNS, summary.derive_runs(out))
         check(derived == runs, "runs.csv differs from the raw files")

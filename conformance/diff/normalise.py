@@ -342,6 +342,7 @@ NORMALISERS = {
     "ttl": ("the clock", clock_integer, None),
     "pttl": ("the clock", clock_integer, None),
     "expiretime": ("the clock", clock_integer, None),
+    "lastsave": ("the clock", clock_integer, None),
     "pexpiretime": ("the clock", clock_integer, None),
     "object|idletime": ("the clock, and Redis's shared integers", object_idletime, None),
     "randomkey": ("a random key", random_key, None),

@@ -1,8 +1,10 @@
 # Shutdown: SIGTERM, SIGINT and the SHUTDOWN command each make keel-server log "User requested
 # shutdown..." and "... ready to exit, bye bye...", close connected clients and the listener, and
-# exit with 0 (under ASan this also means no leak report).
+# exit with 0 (under ASan this also means no leak report). SIGTERM during DEBUG SLEEP ends the
+# sleep and the server at once, as on redis-server.
 import signal
 import sys
+import time
 
 import keel_harness as h
 
@@ -62,8 +64,36 @@ def test_shutdown_command_logs_once():
                   f"'User requested shutdown...' lines after SHUTDOWN; log:\n{log}")
 
 
+SLEEP_S = 30
+
+
+def check_sigterm_during_debug_sleep(binary, name, extra_args):
+    server = h.KeelServer(lambda port: ["--port", str(port), "--enable-debug-command", "yes"] +
+                          extra_args, name=name, binary=binary)
+    try:
+        server.start()
+        with server.connect() as sleeper:
+            sleeper.send_raw(h.encode_command("DEBUG", "SLEEP", str(SLEEP_S)))
+            time.sleep(0.5)  # the sleep has begun (a sleeping server cannot be asked)
+            started = time.monotonic()
+            server.stop(signal.SIGTERM, expect_exit_code=0)
+            elapsed_s = time.monotonic() - started
+        # Generous: ASan and a loaded machine; the point is "not after the sleep's 30 s".
+        h.check(elapsed_s < SLEEP_S / 3, f"{name} took {elapsed_s:.1f} s to exit after SIGTERM "
+                f"during DEBUG SLEEP {SLEEP_S}")
+        h.check_contains(server.log(), "Received SIGTERM scheduling shutdown...", f"{name}'s log")
+    finally:
+        server.cleanup()
+
+
+def test_sigterm_during_debug_sleep():
+    check_sigterm_during_debug_sleep(h.tool("redis-server"), "redis-server", ["--save", ""])
+    check_sigterm_during_debug_sleep(h.server_binary(), "keel-server", [])
+
+
 if __name__ == "__main__":
     sys.exit(h.main({"sigterm": test_sigterm, "sigint": test_sigint,
                      "sigint_log_names_signal": test_sigint_log_names_signal,
                      "shutdown_command": test_shutdown_command,
-                     "shutdown_command_logs_once": test_shutdown_command_logs_once}))
+                     "shutdown_command_logs_once": test_shutdown_command_logs_once,
+                     "sigterm_during_debug_sleep": test_sigterm_during_debug_sleep}))

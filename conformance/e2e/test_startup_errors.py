@@ -1,7 +1,9 @@
 # Start-up failures of keel-server, which redis-server reports the same way: a busy port (a second
 # server on a taken port exits 1 saying "Could not create server TCP listening socket" and "Failed
 # listening on port", and the first keeps serving), and bad options on the command line or in a
-# config file (exit 1 with the "*** FATAL CONFIG FILE ERROR" report naming the line).
+# config file (exit 1 with the "*** FATAL CONFIG FILE ERROR" report naming the line), and a server
+# that would listen nowhere (exit 1, "Configured to not listen anywhere, exiting."). Under a low
+# descriptor limit, maxclients is lowered to fit at start, with Redis's log lines.
 import os
 import sys
 import tempfile
@@ -91,6 +93,102 @@ def test_include_missing_file():
                 f"{output}")
 
 
+NOWHERE = "Configured to not listen anywhere, exiting."
+UNAVAILABLE = "10.99.99.99"  # an address this machine does not have (TEST-NET-like, unassigned)
+
+
+def check_listen_failure(binary, args, expected, what):
+    """Runs `binary args` (which must exit at once) and checks its exit code 1 and its output."""
+    result = h.run_tool([binary] + args, timeout_s=START_TIMEOUT_S)
+    output = result.stdout.decode(errors="replace") + result.stderr.decode(errors="replace")
+    h.check_equal(result.returncode, 1, f"exit code of {what} {' '.join(args)}; output:\n{output}")
+    for fragment in expected:
+        h.check_contains(output, fragment, f"output of {what} {' '.join(args)}")
+
+
+def test_listen_nowhere():
+    port = str(h.free_port())
+    unavailable = (f"Warning: Could not create server TCP listening socket {UNAVAILABLE}:{port}: "
+                   "bind: Cannot assign requested address")
+    cases = [
+        (["--port", "0"], [NOWHERE]),
+        (["--port", port, "--bind", f"-{UNAVAILABLE}"], [unavailable, NOWHERE]),
+        (["--port", port, "--bind", ""], [NOWHERE]),
+        (["--port", port, "--bind", UNAVAILABLE],
+         [unavailable, f"Failed listening on port {port} (TCP), aborting."]),
+    ]
+    with tempfile.TemporaryDirectory(prefix="keel-e2e-") as directory:
+        config_path = os.path.join(directory, "bind-nothing.conf")
+        with open(config_path, "w") as config:
+            config.write(f"port {port}\nbind\n")
+        cases.append(([config_path], [NOWHERE]))
+        # Every expectation holds for redis-server first.
+        for binary, what in ((h.tool("redis-server"), "redis-server"),
+                             (h.server_binary(), "keel-server")):
+            for args, expected in cases:
+                extra = ["--save", ""] if what == "redis-server" and args[0] != config_path else []
+                check_listen_failure(binary, args + extra, expected, what)
+
+
+DESCRIPTORS = 1024  # as `ulimit -n 1024`, soft and hard, so that no server can raise it
+
+
+def check_descriptor_limit(server):
+    """A server started under a descriptor limit that its maxclients (10000) does not fit."""
+    log = server.log()
+    h.check_contains(log, "You requested maxclients of 10000 requiring at least 10032 max file "
+                     "descriptors.", f"{server.name}'s log")
+    h.check_contains(log, "Current maximum open files is 1024. maxclients has been reduced to 992 "
+                     "to compensate for low ulimit. If you need higher maxclients increase "
+                     "'ulimit -n'.", f"{server.name}'s log")
+    h.check_equal(server.command("CONFIG", "GET", "maxclients"), [b"maxclients", b"992"],
+                  "CONFIG GET maxclients")
+    # Every client up to maxclients is served; the next one is refused with a reply, not left
+    # without one by a server out of descriptors.
+    clients = []
+    try:
+        for _ in range(992):
+            clients.append(server.connect())
+        h.check_equal(clients[-1].command("PING"), "PONG", "the 992nd client")
+        with server.connect() as extra:
+            h.check_equal(extra.read_until_closed(), b"-ERR max number of clients reached\r\n",
+                          "the 993rd client")
+    finally:
+        for client in clients:
+            client.close()
+    # (2000 rather than the issue's 100000000: Redis takes seconds to try every limit from
+    # there down to 1024, 16 at a time, and answers the same.)
+    def config_set_is_refused():
+        h.check_equal(server.command("CONFIG", "SET", "maxclients", "2000"), h.RespError(
+            "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
+            "system is not able to handle the specified number of clients, try with 992"),
+            f"CONFIG SET maxclients 2000 on {server.name}")
+
+    if server.name == "redis-server":
+        config_set_is_refused()
+    else:
+        with h.known_bug("CONFIG SET maxclients is not checked against the descriptor limit"):
+            config_set_is_refused()
+
+
+def test_descriptor_limit():
+    # `prlimit` sets the limit of the server it runs (exec: the process id stays the server's).
+    prlimit = h.tool("prlimit")
+    for binary, name, extra in ((h.tool("redis-server"), "redis-server", ["--save", ""]),
+                                (h.server_binary(), "keel-server", [])):
+        server = h.KeelServer(lambda port, b=binary, e=extra: [
+            f"--nofile={DESCRIPTORS}:{DESCRIPTORS}", b, "--port", str(port)] + e,
+            name=name, binary=prlimit)
+        try:
+            server.start()
+            check_descriptor_limit(server)
+            server.stop()
+        finally:
+            server.cleanup()
+
+
 if __name__ == "__main__":
     sys.exit(h.main({"busy_port": test_busy_port, "bad_options": test_bad_options,
-                     "include_missing_file": test_include_missing_file}))
+                     "include_missing_file": test_include_missing_file,
+                     "listen_nowhere": test_listen_nowhere,
+                     "descriptor_limit": test_descriptor_limit}))

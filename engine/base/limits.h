@@ -31,6 +31,14 @@ inline constexpr int64_t kMaxClientsDefault = 10000;
 // lets a deep pipeline arrive in one read, which is where Keel's per-call savings come from.
 inline constexpr size_t kReadChunkBytes = 64 * 1024;
 
+// Redis's PROTO_MBULK_BIG_ARG: a bulk at least this large that is still arriving is read straight
+// into a query buffer of the command's final size instead of a doubling one.
+inline constexpr size_t kBigBulkBytes = 32 * 1024;
+
+// A client's query buffer larger than this is freed as soon as it empties (smaller ones wait for
+// the client cron), so that a large command's block does not outlive it.
+inline constexpr size_t kQueryBufferKeepBytes = 4 * kReadChunkBytes;
+
 // Reply chunks: small replies share 16 KiB chunks (Redis's PROTO_REPLY_CHUNK_BYTES); a large bulk
 // gets chunks of up to 1 MiB so that a huge GET is not split into thousands of pieces.
 inline constexpr size_t kReplyChunkBytes = 16 * 1024;

@@ -170,12 +170,13 @@ struct KillFilter {
   std::optional<bool> type_is_normal;
   int64_t id = 0;  // 0: any
   bool user = false;
-  int64_t max_age_s = 0;  // 0: any
+  int64_t max_age_s = 0;  // 0: no MAXAGE filter
   bool skip_me = true;
 };
 
 // Parses CLIENT KILL's filters as Redis 7.0 does (option names any case, each with one value,
-// errors in argument order), plus MAXAGE from Redis 7.4. Replies the error and returns false.
+// errors in argument order), plus a positive MAXAGE from Redis 7.4. Replies the error and returns
+// false.
 bool ParseKillFilter(CommandContext& context, KillFilter* filter) {
   if (context.argc() == 3) {
     // The old form, CLIENT KILL ip:port, may kill the caller itself.
@@ -227,9 +228,13 @@ bool ParseKillFilter(CommandContext& context, KillFilter* filter) {
         return false;
       }
     } else if (OptionIs(option, "maxage")) {
+      // Redis 7.0 has no MAXAGE and answers a syntax error for every form of it; Keel keeps
+      // 7.4's filter for a positive age (docs/DESIGN.md, deliberate differences) and answers
+      // 7.0's syntax error for everything else, "MAXAGE 0" included (which would kill every
+      // connection, the caller's aside, rather than none).
       int64_t max_age = 0;
-      if (!ParseStrictInt64(value, &max_age)) {
-        context.reply.Error("ERR maxage is not an integer or out of range");
+      if (!ParseStrictInt64(value, &max_age) || max_age <= 0) {
+        context.reply.Error(errors::kSyntax);
         return false;
       }
       filter->max_age_s = max_age;

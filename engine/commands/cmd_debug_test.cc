@@ -393,6 +393,26 @@ TEST_F(DebugServerTest, PauseCronStopsPeriodicWork) {
   EXPECT_TRUE(env_.sim_network().ClosedByServer(idle));
 }
 
+TEST_F(DebugServerTest, ATerminationSignalEndsTheSleepAndShutsDownAtOnce) {
+  // redis-server 7.0.15 exits about 50 ms after SIGTERM during DEBUG SLEEP 10; the signal used to
+  // wait for the end of the sleep here.
+  StartServer(DebugConfig("yes"));
+  const sim::SimClientId sleeper = Connect();
+  const int64_t start_us = env_.sim_clock().MonotonicUs();
+  env_.RequestShutdownAt(start_us + 500'000);
+  env_.sim_network().Send(sleeper, Request({"debug", "sleep", "100"}));
+  for (int i = 0; i < 10 && server_->RunOnce(); i++) {
+  }
+  EXPECT_FALSE(server_->RunOnce());  // shut down
+  EXPECT_LT(env_.sim_clock().MonotonicUs() - start_us, 2'000'000);
+  EXPECT_EQ(env_.sim_network().open_connections(), 0u);
+  bool logged = false;
+  for (const std::string& line : env_.sim_log().lines()) {
+    logged = logged || line.find("Received SIGTERM scheduling shutdown...") != std::string::npos;
+  }
+  EXPECT_TRUE(logged);
+}
+
 TEST_F(DebugServerTest, SleepServesNobodyMeanwhile) {
   StartServer(DebugConfig("yes"));
   const sim::SimClientId sleeper = Connect();

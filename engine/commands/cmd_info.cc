@@ -172,12 +172,17 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
   info.Fields({"active_defrag_running", "lazyfree_pending_objects", "lazyfreed_objects"}, "0");
 }
 
-void PersistenceSection(CommandContext& context, InfoWriter& info) {
-  // Redis's values for a server that has never saved and has no AOF. Like Redis, the last save
-  // time of a server that never saved is its start time.
-  Engine& engine = context.engine;
+// Unix seconds of the last successful save (INFO rdb_last_save_time, LASTSAVE). Like Redis, a
+// server that never saved counts its start as one (Keel has no persistence yet).
+int64_t LastSaveTimeS(const Engine& engine) {
   const int64_t started_ms =
       engine.wall_ms() - (engine.now_monotonic_us() - engine.start_monotonic_us()) / 1000;
+  return started_ms / 1000;
+}
+
+void PersistenceSection(CommandContext& context, InfoWriter& info) {
+  // Redis's values for a server that has never saved and has no AOF.
+  Engine& engine = context.engine;
   info.Section("Persistence");
   info.Fields(
       {"loading", "async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"},
@@ -187,7 +192,7 @@ void PersistenceSection(CommandContext& context, InfoWriter& info) {
   // Redis's server.dirty: the keyspace counts every change its write path makes.
   info.Field("rdb_changes_since_last_save", engine.keyspace().dirty());
   info.Field("rdb_bgsave_in_progress", "0");
-  info.Field("rdb_last_save_time", started_ms / 1000);
+  info.Field("rdb_last_save_time", LastSaveTimeS(engine));
   info.Field("rdb_last_bgsave_status", "ok");
   info.Field("rdb_last_bgsave_time_sec", "-1");
   info.Field("rdb_current_bgsave_time_sec", "-1");
@@ -391,6 +396,8 @@ void CmdInfo(CommandContext& context) {
   context.reply.Verbatim(info.text());
 }
 
+void CmdLastsave(CommandContext& context) { context.reply.Integer(LastSaveTimeS(context.engine)); }
+
 void CmdShutdown(CommandContext& context) {
   // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: without persistence every form but ABORT stops
   // the server; ABORT has no shutdown in progress to cancel. As in Redis, each flag may repeat,
@@ -442,6 +449,18 @@ constexpr CommandDef kServerCommands[] = {
      .handler = CmdInfo,
      .history = "7.0.0 Added support for taking multiple section arguments.",
      .tips = "nondeterministic_output request_policy:all_shards response_policy:special"},
+    {.name = "lastsave",
+     .arity = 1,
+     .flags = "loading stale fast",
+     .acl = "@admin @dangerous",
+     .keys = "",
+     .group = "server",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .summary = "Get the UNIX time stamp of the last successful save to disk",
+     .args = "",
+     .handler = CmdLastsave,
+     .tips = "nondeterministic_output"},
     {.name = "shutdown",
      .arity = -1,
      .flags = "admin noscript loading stale no_multi allow_busy",

@@ -230,6 +230,19 @@ TEST_F(InfoServerTest, ReadsAndWritesProcessedAreCountedByTheLoop) {
   EXPECT_EQ(StatsField(client, "total_reads_processed"), "4");
 }
 
+TEST_F(ServerCommandsTest, LastsaveIsTheStartTimeOfAServerThatNeverSaved) {
+  // As redis-server 7.0.15 (which sets lastsave to time(NULL) at start): the same value as INFO
+  // rdb_last_save_time, and it does not move with the clock.
+  const int64_t started_s = env_.sim_clock().WallUs() / 1000000;
+  AdvanceMs(5000);
+  EXPECT_EQ(Run({"lastsave"}), Int(started_s));
+  const RespValue info = Run({"info", "persistence"});
+  EXPECT_NE(info.text.find("\r\nrdb_last_save_time:" + std::to_string(started_s) + "\r\n"),
+            std::string::npos)
+      << info.text;
+  EXPECT_EQ(Run({"lastsave", "x"}), Err("ERR wrong number of arguments for 'lastsave' command"));
+}
+
 TEST_F(ServerCommandsTest, ShutdownAbortWithoutAShutdownInProgress) {
   for (std::vector<std::string> command : {std::vector<std::string>{"shutdown", "abort"},
                                            {"SHUTDOWN", "ABORT"},

@@ -271,9 +271,11 @@ class Env {
 
   // Waits until at least one event is ready or `timeout_us` has passed (0: poll without waiting;
   // negative: no timeout), stores at most `capacity` events into `events` and returns how many.
-  // With `capacity` 0 it reports nothing and returns once `timeout_us` has passed (or earlier),
-  // leaving every event pending: the whole process stops for a while, as DEBUG SLEEP asks (the
-  // real environment sleeps, the simulator moves its clock).
+  // With `capacity` 0 it reports nothing and returns once `timeout_us` has passed, leaving every
+  // event pending: the whole process stops for a while, as DEBUG SLEEP asks (the real
+  // environment sleeps, the simulator moves its clock). A shutdown request (SIGTERM, SIGINT)
+  // ends it early, as a signal interrupts Redis's nanosleep; the request stays pending for the
+  // next Wait with room to report it.
   // Timers are the engine's: it passes the time until its next deadline. An environment may
   // return later than the deadline (the simulator does, to model late timers) or early with no
   // event; the engine re-reads the clock after every Wait. Level-triggered: a connection that

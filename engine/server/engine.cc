@@ -225,7 +225,7 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
       return errors::kDebugNotAllowed;
     }
   }
-  if (!client.authenticated && !(spec.flags & kCmdNoAuth)) return errors::kNoAuth;
+  if (AuthRequired(client) && !(spec.flags & kCmdNoAuth)) return errors::kNoAuth;
   // With a memory limit, every command first evicts what the policy allows (not while writes
   // are paused: evicting is writing); only commands that may grow memory are refused when that
   // is not enough (Redis's processCommand and performEvictions).
@@ -289,7 +289,32 @@ ExecuteResult Engine::DispatchObserved(Client& client, std::span<const std::stri
   return result;
 }
 
+void Engine::AbortCrossProtocolClient(Client& client) {
+  // Redis's securityWarningCommand: at most one log line a minute (by the wall clock, as Redis's
+  // time(NULL)), so that an attacker cannot flood the log.
+  const int64_t now_s = wall_ms() / 1000;
+  if (!security_warning_logged_ || now_s - security_warning_logged_s_ > 60 ||
+      security_warning_logged_s_ - now_s > 60) {
+    Log(LogLevel::kWarning,
+        "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: "
+        "commands to Redis. This is likely due to an attacker attempting to use Cross Protocol "
+        "Scripting to compromise your Redis instance. Connection aborted.");
+    security_warning_logged_ = true;
+    security_warning_logged_s_ = now_s;
+  }
+  RequestClose(&client);
+}
+
 ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view> args) {
+  // Cross-protocol scripting: an HTTP request sent to the port (a web page in a local browser can
+  // send one to localhost) would otherwise run the commands in its body, since the header lines
+  // before it are only unknown commands. As Redis's processCommand, before the lookup and every
+  // other check: a "POST" or "Host:" command closes the connection without a reply, and the
+  // commands after it in the same read never run (the Server stops at a client closing).
+  if (EqualsIgnoreCase(args[0], "post") || EqualsIgnoreCase(args[0], "host:")) {
+    AbortCrossProtocolClient(client);
+    return ExecuteResult::kDone;
+  }
   bool unknown_subcommand = false;
   // Pipelines repeat a command: one comparison with the client's previous command (a plain,
   // top-level one) saves the hash lookup.

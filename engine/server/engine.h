@@ -109,6 +109,14 @@ class Engine : public ErrorObserver {
   int database_count() const { return keyspace_.database_count(); }
   const Database& database(int index) const { return keyspace_.database(index); }
 
+  // Whether `client` must authenticate before it may run commands (Redis's authRequired): it has
+  // not, and a password is set now. Clearing requirepass frees every client at once, also from
+  // the stricter pre-authentication protocol limits; setting one again binds the clients that
+  // never authenticated. (HELLO alone asks the client's own flag, as Redis 7.0's does.)
+  bool AuthRequired(const Client& client) const {
+    return !client.authenticated && !settings().requirepass.empty();
+  }
+
   // Clients. `conn` is 0 for an internal client; `info` may be null.
   Client* NewClient(ConnId conn, const ConnInfo* info);
   void FreeClient(Client* client);
@@ -273,6 +281,9 @@ class Engine : public ErrorObserver {
   void RejectUnknown(Client& client, std::span<const std::string_view> args,
                      bool unknown_subcommand);
   void Reject(Client& client, const CommandSpec* spec, std::string_view error);
+  // A "POST" or "Host:" command (an HTTP request): logs Redis's security warning, at most once
+  // a minute, and closes the client without a reply.
+  void AbortCrossProtocolClient(Client& client);
   // Dispatch, told to the command observer if there is one.
   ExecuteResult DispatchObserved(Client& client, std::span<const std::string_view> args);
   // Execute without the CLIENT REPLY bookkeeping around it.
@@ -332,6 +343,8 @@ class Engine : public ErrorObserver {
   int64_t command_wall_ms_ = 0;
   int64_t start_monotonic_us_ = 0;
   bool shutdown_requested_ = false;
+  bool security_warning_logged_ = false;
+  int64_t security_warning_logged_s_ = 0;  // wall-clock seconds of the last security warning
 };
 
 }  // namespace keel

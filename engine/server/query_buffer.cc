@@ -4,18 +4,33 @@ namespace keel {
 
 bool QueryBuffer::Reserve(size_t room) {
   if (capacity_ - end_ >= room) return true;
+  const size_t needed = end_ - begin_ + room;
+  // Doubling bounds the bytes copied by all the growths of one command by its size.
+  return Grow(room, needed > 2 * capacity_ ? needed : 2 * capacity_);
+}
+
+bool QueryBuffer::ReserveExact(size_t room) {
+  if (capacity_ - end_ >= room) return true;
+  return Grow(room, end_ - begin_ + room);
+}
+
+bool QueryBuffer::Grow(size_t room, size_t capacity) {
   const size_t unread = end_ - begin_;
   if (capacity_ - unread >= room) {
+    // Compacting is enough. Bytes move only after a command was consumed from the front, and
+    // then only the partial command after it, which the next growth or command end releases.
     std::memmove(data_, data_ + begin_, unread);
+    copied_bytes_ += unread;
     begin_ = 0;
     end_ = unread;
     return true;
   }
-  // Callers ask for geometric growth themselves (Server::OnReadable), so allocate what is asked.
-  const size_t capacity = unread + room < 1024 ? 1024 : unread + room;
+  if (capacity < 1024) capacity = 1024;
   auto* data = static_cast<char*>(memory_.Allocate(capacity, MemoryUse::kQueryBuffers));
   if (data == nullptr) return false;
+  allocations_++;
   if (unread > 0) std::memcpy(data, data_ + begin_, unread);
+  copied_bytes_ += unread;
   Release();
   data_ = data;
   capacity_ = capacity;
@@ -26,9 +41,10 @@ bool QueryBuffer::Reserve(size_t room) {
 
 bool QueryBuffer::Assign(const char* bytes, size_t size) {
   begin_ = end_ = 0;
-  if (!Reserve(size)) return false;
+  if (!ReserveExact(size)) return false;
   // With nothing to copy there may be no block at all, and memcpy must not get a null pointer.
   if (size > 0) std::memcpy(data_, bytes, size);
+  copied_bytes_ += size;
   end_ = size;
   return true;
 }
@@ -38,14 +54,17 @@ bool QueryBuffer::Prepend(const char* bytes, size_t size) {
   if (begin_ >= size) {
     begin_ -= size;
     std::memcpy(data_ + begin_, bytes, size);
+    copied_bytes_ += size;
     return true;
   }
   const size_t unread = end_ - begin_;
   const size_t capacity = size + unread < 1024 ? 1024 : size + unread;
   auto* data = static_cast<char*>(memory_.Allocate(capacity, MemoryUse::kQueryBuffers));
   if (data == nullptr) return false;
+  allocations_++;
   std::memcpy(data, bytes, size);
   if (unread > 0) std::memcpy(data + size, data_ + begin_, unread);
+  copied_bytes_ += size + unread;
   Release();
   data_ = data;
   capacity_ = capacity;

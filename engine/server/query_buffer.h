@@ -1,9 +1,10 @@
 // QueryBuffer: the unparsed input a client has left over between reads.
 //
 // Most reads need none: the server reads into one shared buffer, runs every complete command in
-// place, and only a partial command at the end is copied here (Server::ProcessRead). A client
-// with a partial command reads straight into this buffer until the command completes, growing it
-// once to the size the parser asks for (a large bulk). Memory is accounted as
+// place, and only a partial command at the end is copied here (Server::OnReadable). A client
+// with a partial command reads straight into this buffer until the command completes: the
+// buffer doubles as a command of many arguments arrives, and grows once to the command's size
+// when the parser announces a large bulk. Memory is accounted as
 // MemoryUse::kQueryBuffers and released when the buffer empties, so idle clients hold none.
 #pragma once
 
@@ -28,9 +29,15 @@ class QueryBuffer {
   size_t tail_room() const { return capacity_ - end_; }
   size_t capacity() const { return capacity_; }
 
-  // Makes room for at least `room` bytes after the unread ones (moving them to the front or
-  // growing). Returns false when memory is refused; nothing is lost then.
+  // Makes room for at least `room` bytes after the unread ones: moves them to the front when that
+  // is enough, else grows to at least twice the capacity, so that a command arriving in many
+  // reads costs O(1) copies per byte however long it is. Returns false when memory is refused;
+  // nothing is lost then.
   bool Reserve(size_t room);
+  // As Reserve, but a growth takes exactly unread + `room` bytes: for a large bulk whose size is
+  // announced, so that the command's bytes are read straight into a block of its final size
+  // (Redis does the same for bulks of 32 KiB and more).
+  bool ReserveExact(size_t room);
   void Produced(size_t bytes) { end_ += bytes; }
   void Consume(size_t bytes) {
     begin_ += bytes;
@@ -46,7 +53,14 @@ class QueryBuffer {
     if (empty()) Release();
   }
 
+  // What the buffer has cost since it was made: bytes copied or moved inside it (compaction,
+  // growth, Assign, Prepend) and blocks allocated. Tests use them to show that a request's cost
+  // is linear in its size.
+  uint64_t copied_bytes() const { return copied_bytes_; }
+  uint64_t allocations() const { return allocations_; }
+
  private:
+  bool Grow(size_t room, size_t capacity);
   void Release();
 
   MemoryAccountant& memory_;
@@ -54,6 +68,8 @@ class QueryBuffer {
   size_t capacity_ = 0;
   size_t begin_ = 0;
   size_t end_ = 0;
+  uint64_t copied_bytes_ = 0;
+  uint64_t allocations_ = 0;
 };
 
 }  // namespace keel

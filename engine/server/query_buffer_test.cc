@@ -110,6 +110,37 @@ TEST_F(QueryBufferTest, ReserveGrowsAndKeepsTheUnreadBytes) {
   EXPECT_EQ(memory_.live_blocks(), 1u);  // the old block was freed
 }
 
+TEST_F(QueryBufferTest, GrowingReadByReadCopiesEachByteAConstantNumberOfTimes) {
+  // A 16 MiB command arriving 64 KiB at a time: the buffer doubles, so the growths together copy
+  // less than the command's size. (Growing by exactly what the next read needs copied everything
+  // received so far on every read: about 2 GiB for this command.)
+  constexpr size_t kRead = 64 * 1024;
+  constexpr size_t kTotal = 16 * 1024 * 1024;
+  const std::string chunk(kRead, 'c');
+  for (size_t received = 0; received < kTotal; received += kRead) {
+    ASSERT_TRUE(query_->Reserve(kRead));
+    Produce(*query_, chunk);
+  }
+  EXPECT_EQ(query_->unread_size(), kTotal);
+  EXPECT_LT(query_->copied_bytes(), kTotal);
+  EXPECT_LE(query_->allocations(), 16u);  // 1 KiB doubling to 16 MiB, at most
+  EXPECT_LE(query_->capacity(), 2 * kTotal);
+  EXPECT_EQ(accountant_.used_bytes(MemoryUse::kQueryBuffers), query_->capacity());
+}
+
+TEST_F(QueryBufferTest, ReserveExactTakesTheSizeAsked) {
+  ASSERT_TRUE(query_->Reserve(1024));
+  Produce(*query_, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1000000\r\n");
+  const size_t unread = query_->unread_size();
+  ASSERT_TRUE(query_->ReserveExact(1000002));
+  EXPECT_EQ(query_->capacity(), unread + 1000002);
+  EXPECT_EQ(query_->copied_bytes(), unread);
+  EXPECT_EQ(query_->allocations(), 2u);
+  // Room that is already there costs nothing.
+  ASSERT_TRUE(query_->ReserveExact(1000));
+  EXPECT_EQ(query_->allocations(), 2u);
+}
+
 TEST_F(QueryBufferTest, RefusedGrowthLosesNothing) {
   ASSERT_TRUE(query_->Reserve(1024));
   Produce(*query_, "*1\r\n$100000\r\nabc");

@@ -45,7 +45,14 @@ Server::~Server() { Shutdown(); }
 Status Server::Start() {
   std::vector<BoundListener> none;
   Status status = OpenListeners(engine_.settings(), &none, &listeners_, /*at_startup=*/true);
-  if (status.ok()) engine_.set_listener_control(this);
+  if (!status.ok()) return status;
+  // Port 0, no bind address, or only optional ones that failed: Redis exits rather than run a
+  // server nobody can reach (Keel has no unix socket or TLS listener yet).
+  if (listeners_.empty()) {
+    engine_.Log(LogLevel::kWarning, "Configured to not listen anywhere, exiting.");
+    return Status(StatusCode::kInvalidArgument, "Configured to not listen anywhere");
+  }
+  engine_.set_listener_control(this);
   return status;
 }
 
@@ -91,13 +98,14 @@ Status Server::OpenListeners(const ConfigValues& settings, std::vector<BoundList
       fresh.push_back({*listener, address, port});
       continue;
     }
+    // Logged for an optional address too, with the system's reason, as Redis logs it.
+    engine_.Log(LogLevel::kWarning, "Warning: Could not create server TCP listening socket " +
+                                        address + ":" + Int64ToString(port) + ": " +
+                                        listener.status().message());
     const StatusCode code = listener.status().code();
     if (optional && (code == StatusCode::kInvalidArgument || code == StatusCode::kNotFound)) {
       continue;  // e.g. "-::1" on a machine without IPv6
     }
-    engine_.Log(LogLevel::kWarning, "Warning: Could not create server TCP listening socket " +
-                                        address + ":" + Int64ToString(port) + ": " +
-                                        listener.status().message());
     if (at_startup) {
       engine_.Log(LogLevel::kWarning,
                   "Failed listening on port " + Int64ToString(port) + " (TCP), aborting.");
@@ -252,13 +260,21 @@ void Server::OnReadable(Client* client) {
   size_t room = limits::kReadChunkBytes;
   const bool into_query = !query.empty();
   if (into_query) {
-    // A partial command is waiting: read after it, growing at most geometrically and never past
-    // the size of the command the parser is waiting for.
+    // A partial command is waiting: read after it. The buffer doubles as a command of many
+    // arguments arrives (linear cost, however many reads it takes); a large bulk whose size the
+    // parser knows is read straight into a block of the command's final size, as Redis reads
+    // bulks of PROTO_MBULK_BIG_ARG bytes and more, and the reads then stop exactly at its end.
     const size_t unread = query.unread_size();
-    room = limits::kReadChunkBytes;
     const size_t wanted = client->parser().bytes_wanted();
-    if (wanted > unread + room) room = std::min(wanted - unread, std::max(room, unread));
-    if (!query.Reserve(room)) {
+    bool reserved = false;
+    if (wanted >= unread + limits::kBigBulkBytes) {
+      room = wanted - unread;
+      reserved = query.ReserveExact(room);
+    } else {
+      room = limits::kReadChunkBytes;
+      reserved = query.Reserve(room);
+    }
+    if (!reserved) {
       Close(client, "out of memory for its query buffer");
       return;
     }
@@ -313,7 +329,11 @@ void Server::ProcessPendingInput(Client* client) {
   QueryBuffer& query = client->query();
   if (query.empty()) return;
   const size_t consumed = ProcessCommands(client, query.unread(), query.unread_size());
-  if (!input_replaced_) query.Consume(consumed);
+  if (input_replaced_) return;
+  query.Consume(consumed);
+  // A block grown for a large command goes back at once, not at the client's next cron visit:
+  // a 512 MB SET must not leave 512 MB behind it.
+  if (query.capacity() > limits::kQueryBufferKeepBytes) query.ReleaseIfEmpty();
 }
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
@@ -340,7 +360,7 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
     // Read the limits afresh for every command, as Redis does at parse time: an AUTH earlier in
     // this same read lifts the pre-authentication limits for the commands after it, and a CONFIG
     // SET proto-max-bulk-len applies from the next command on.
-    const ParserLimits parser_limits{settings.proto_max_bulk_len, client->authenticated};
+    const ParserLimits parser_limits{settings.proto_max_bulk_len, !engine_.AuthRequired(*client)};
     size_t consumed = 0;
     const ParseResult result =
         client->parser().Parse(data + position, size - position, parser_limits, &consumed);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/limits.h"
 #include "sim/testing/fixtures.h"
 
 namespace keel::testing {
@@ -204,6 +205,117 @@ TEST_F(ServerLoopTest, QuitReplyReachesASlowReaderBeforeTheClose) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cross-protocol scripting: an HTTP request (a web page in a local browser can send one to
+// localhost) must not run the commands in its body.
+
+constexpr std::string_view kSecurityAttackLog =
+    "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands "
+    "to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to "
+    "compromise your Redis instance. Connection aborted.";
+
+size_t CountLines(const std::vector<std::string>& lines, std::string_view text) {
+  size_t count = 0;
+  for (const std::string& line : lines) count += line.find(text) != std::string::npos ? 1 : 0;
+  return count;
+}
+
+TEST_F(ServerLoopTest, HttpPostIsClosedBeforeItsBodyRuns) {
+  const sim::SimClientId client = Connect();
+  // The request, one read: redis-server 7.0.15 closes at "POST" without a reply.
+  net().Send(client,
+             "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 30\r\n\r\nSET pwned 1\r\n"
+             "CONFIG SET hz 77\r\n");
+  EXPECT_EQ(ReceiveAtLeast(client, 1), "");
+  EXPECT_TRUE(net().ClosedByServer(client));
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kSecurityAttackLog), 1u);
+  EXPECT_EQ(FreshExchange(Request({"EXISTS", "pwned"})), (std::vector<RespValue>{Int(0)}));
+  EXPECT_EQ(engine_->settings().hz, 10);
+}
+
+TEST_F(ServerLoopTest, HostHeaderAloneClosesAndRepliesBeforeItAreDropped) {
+  // A "Host:" line closes as "POST" does, in any case and in multibulk form too; replies to the
+  // commands before it in the same read are not written (Redis frees the client before its
+  // writes). The bulk's bytes arrive one at a time here, so the command is parsed from the
+  // query buffer.
+  const sim::SimClientId inline_client = Connect();
+  net().Send(inline_client, "PING\r\nhOsT: example.com\r\nSET pwned 1\r\n");
+  EXPECT_EQ(ReceiveAtLeast(inline_client, 1), "");
+  EXPECT_TRUE(net().ClosedByServer(inline_client));
+  net().set_read_bytes_max(1);
+  const sim::SimClientId bulk_client = Connect();
+  net().Send(bulk_client, Request({"post", "/"}) + Request({"SET", "pwned", "1"}));
+  EXPECT_EQ(ReceiveAtLeast(bulk_client, 1), "");
+  EXPECT_TRUE(net().ClosedByServer(bulk_client));
+  net().set_read_bytes_max(0);
+  EXPECT_EQ(FreshExchange(Request({"EXISTS", "pwned"})), (std::vector<RespValue>{Int(0)}));
+  // Neither counts as a command (PING and EXISTS do), and "Host" without the colon is only an
+  // unknown command.
+  EXPECT_EQ(engine_->stats().total_commands_processed, 2u);
+  EXPECT_EQ(
+      FreshExchange("HOST x\r\n"),
+      (std::vector<RespValue>{Err("ERR unknown command 'HOST', with args beginning with: 'x' ")}));
+}
+
+TEST_F(ServerLoopTest, SecurityWarningIsLoggedAtMostOncePerMinute) {
+  // Redis logs the warning when more than 60 seconds have passed since it last did, so that an
+  // attacker cannot flood the log.
+  for (int i = 0; i < 3; i++) {
+    const sim::SimClientId client = Connect();
+    net().Send(client, "POST / HTTP/1.1\r\n");
+    Settle();
+    EXPECT_TRUE(net().ClosedByServer(client));
+  }
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kSecurityAttackLog), 1u);
+  AdvanceSeconds(61);
+  const sim::SimClientId later = Connect();
+  net().Send(later, "POST / HTTP/1.1\r\n");
+  Settle();
+  EXPECT_TRUE(net().ClosedByServer(later));
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kSecurityAttackLog), 2u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listening.
+
+class ServerStartTest : public ::testing::Test {
+ protected:
+  // Starts a server with `settings`; returns whether it started. The log is env_'s.
+  bool StartsWith(std::initializer_list<Setting> settings) {
+    server_.reset();
+    engine_ = std::make_unique<Engine>(env_, ConfigWith(settings));
+    server_ = std::make_unique<Server>(*engine_);
+    return server_->Start().ok();
+  }
+  bool Logged(std::string_view text) { return CountLines(env_.sim_log().lines(), text) > 0; }
+
+  sim::SimEnv env_{1};
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Server> server_;
+};
+
+TEST_F(ServerStartTest, AServerThatListensNowhereDoesNotStart) {
+  // redis-server 7.0.15 exits 1 with this line for each of these.
+  constexpr std::string_view kNowhere = "Configured to not listen anywhere, exiting.";
+  EXPECT_FALSE(StartsWith({{"port", "0"}}));
+  EXPECT_TRUE(Logged(kNowhere));
+  env_.sim_network().AddUnavailableAddress("10.99.99.99");
+  EXPECT_FALSE(StartsWith({{"bind", "-10.99.99.99"}}));
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kNowhere), 2u);
+  // The optional address that failed is logged with the system's reason, as Redis logs it.
+  EXPECT_TRUE(
+      Logged("Warning: Could not create server TCP listening socket 10.99.99.99:6379: "
+             "bind: Cannot assign requested address"));
+  EXPECT_FALSE(StartsWith({{"bind", ""}}));
+  EXPECT_EQ(CountLines(env_.sim_log().lines(), kNowhere), 3u);
+  // A required address that is not there aborts with Redis's other message.
+  EXPECT_FALSE(StartsWith({{"bind", "127.0.0.1 10.99.99.99"}}));
+  EXPECT_TRUE(Logged("Failed listening on port 6379 (TCP), aborting."));
+  // One optional address that works is enough.
+  EXPECT_TRUE(StartsWith({{"bind", "-10.99.99.99 -127.0.0.1"}}));
+  EXPECT_EQ(server_->listening_ports().size(), 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Connection refusals.
 
 TEST_F(ServerLoopTest, MaxclientsRefusesTheConnectionBeyondTheLimit) {
@@ -285,6 +397,49 @@ TEST_F(ServerLoopTest, ProtoMaxBulkLenAppliesFromTheNextCommandInTheSameRead) {
       Exchange(client, "CONFIG SET proto-max-bulk-len 1mb\r\n*2\r\n$4\r\nECHO\r\n$1048577\r\n"),
       (std::vector<RespValue>{Ok(), Err("ERR Protocol error: invalid bulk length")}));
   EXPECT_TRUE(net().ClosedByServer(client));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Big requests: reading a command costs time linear in its size, however many reads it takes.
+
+TEST_F(ServerLoopTest, ACommandOfManyArgumentsIsCopiedALinearNumberOfTimes) {
+  // One MSET of 4 MiB of small pairs, arriving in reads of at most 64 KiB. The query buffer used
+  // to grow by what each read needed, re-copying everything received on every read (about 250
+  // MB copied for this command, 48 s of CPU for 106 MB); doubling copies less than its size.
+  std::string request;
+  size_t pairs = 0;
+  for (; request.size() < 4 * 1024 * 1024; pairs++) {
+    request += Request({"k" + std::to_string(pairs), "value"}).substr(4);  // without "*2\r\n"
+  }
+  request = "*" + std::to_string(1 + 2 * pairs) + "\r\n$4\r\nMSET\r\n" + request;
+  net().set_read_bytes_max(64 * 1024);
+  const sim::SimClientId client = Connect();
+  net().Send(client, request);
+  EXPECT_EQ(DecodeAll(ReceiveAtLeast(client, 5)), (std::vector<RespValue>{Ok()}));
+  ASSERT_EQ(engine_->client_count(), 1u);
+  const QueryBuffer& query = engine_->clients().begin()->second->query();
+  EXPECT_LE(query.copied_bytes(), 2 * request.size());
+  EXPECT_LE(query.allocations(), 16u);
+  EXPECT_EQ(engine_->database(0).size(), pairs);
+  // Its block is freed as soon as the command is done.
+  EXPECT_EQ(engine_->memory().used_bytes(MemoryUse::kQueryBuffers), 0u);
+}
+
+TEST_F(ServerLoopTest, ALargeBulkIsReadIntoABlockOfItsFinalSize) {
+  // As Redis does for bulks of 32 KiB and more: once the bulk's header is read, the rest of the
+  // command is read straight into one block of the command's size, and nothing is copied but
+  // the first read.
+  const std::string value(4 * 1024 * 1024, 'v');
+  const std::string request = Request({"SET", "big", value});
+  const sim::SimClientId client = Connect();
+  net().Send(client, request);
+  EXPECT_EQ(DecodeAll(ReceiveAtLeast(client, 5)), (std::vector<RespValue>{Ok()}));
+  const QueryBuffer& query = engine_->clients().begin()->second->query();
+  EXPECT_EQ(query.allocations(), 2u);  // the first read's partial command, then its final block
+  EXPECT_LE(query.copied_bytes(), 2 * limits::kReadChunkBytes);
+  EXPECT_EQ(engine_->memory().used_bytes(MemoryUse::kQueryBuffers), 0u);
+  EXPECT_EQ(FreshExchange(Request({"STRLEN", "big"})),
+            (std::vector<RespValue>{Int(static_cast<int64_t>(value.size()))}));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -211,6 +211,10 @@ def time_(gen):
     return [gen.token("time")] + ([] if gen.chance(0.95) else [gen.junk_word()])
 
 
+def lastsave(gen):
+    return [gen.token("lastsave")] + ([] if gen.chance(0.95) else [gen.junk_word()])
+
+
 def debug(gen):
     """DEBUG is refused alike by both servers with enable-debug-command no (the default)."""
     sub = gen.pick([b"sleep", b"log", b"protocol", b"help", b"set-active-expire", b"nosuch"])
@@ -239,6 +243,7 @@ def latency(gen, sub):
 
 GENERATORS = {
     "time": (0.5, time_),
+    "lastsave": (0.3, lastsave),
     "debug": (0.5, debug),
     "slowlog|reset": (0.3, slowlog_reset),
     "slowlog|help": (0.2, slowlog_help),
