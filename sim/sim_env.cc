@@ -523,14 +523,14 @@ SimFiles::Inode* SimFiles::HandleInode(FileId file) {
 
 bool SimFiles::DirectoryExists(std::string_view path) const {
   const std::string directory = Normalize(path);
-  if (directory.empty() || directory == "/") return true;
-  if (directories_.count(directory) != 0) return true;
-  // Named in a path: something exists inside it.
-  const std::string prefix = InsidePrefix(directory);
-  auto name = names_.lower_bound(prefix);
-  if (name != names_.end() && name->first.compare(0, prefix.size(), prefix) == 0) return true;
-  auto inner = directories_.lower_bound(prefix);
-  return inner != directories_.end() && inner->compare(0, prefix.size(), prefix) == 0;
+  return directory.empty() || directory == "/" || directories_.count(directory) != 0 ||
+         implicit_directories_.count(directory) != 0;
+}
+
+void SimFiles::NoteAncestors(std::string_view path) {
+  for (std::string_view dir = Parent(path); !dir.empty() && dir != "/"; dir = Parent(dir)) {
+    if (directories_.count(dir) == 0) implicit_directories_.emplace(dir);
+  }
 }
 
 Result<FileId> SimFiles::Open(std::string_view path, OpenMode mode) {
@@ -546,6 +546,7 @@ Result<FileId> SimFiles::Open(std::string_view path, OpenMode mode) {
     const InodeId id = next_inode_++;
     inodes_.emplace(id, Inode{});
     it = names_.emplace(name, id).first;
+    NoteAncestors(name);
   }
   if (mode == OpenMode::kCreateTruncate) TruncateInode(it->second, inodes_.at(it->second), 0);
   const FileId file = next_id_++;
@@ -644,6 +645,7 @@ Status SimFiles::Rename(std::string_view from, std::string_view to) {
   auto replaced = names_.find(target);
   if (replaced == names_.end()) {
     names_.emplace(target, moved);
+    NoteAncestors(target);
   } else {
     const InodeId old = replaced->second;
     replaced->second = moved;
@@ -679,6 +681,7 @@ Result<std::vector<std::string>> SimFiles::ListDirectory(std::string_view direct
   };
   for (const auto& [path, id] : names_) add(path);
   for (const std::string& path : directories_) add(path);
+  for (const std::string& path : implicit_directories_) add(path);
   return std::vector<std::string>(entries.begin(), entries.end());  // sorted: deterministic
 }
 
@@ -691,6 +694,7 @@ Status SimFiles::CreateDirectory(std::string_view path) {
     return Status(StatusCode::kInvalidArgument, "mkdir " + dir + ": Not a directory");
   }
   directories_.insert(dir);
+  NoteAncestors(dir);
   return Status::Ok();
 }
 
@@ -879,6 +883,9 @@ void SimFiles::Crash() {
   std::set<std::string, std::less<>> directories;
   for (const std::string& path : durable_directories_) {
     if (!lost_with_directory(path)) directories.insert(path);
+  }
+  for (auto it = implicit_directories_.begin(); it != implicit_directories_.end();) {
+    it = lost_with_directory(*it) ? implicit_directories_.erase(it) : std::next(it);
   }
   names_ = names;
   durable_names_ = std::move(names);

@@ -267,10 +267,11 @@ class SimNetwork final : public Network {
 // This follows FoundationDB's AsyncFileNonDurable (on a kill, each unsynced page is written,
 // dropped or torn) and TigerBeetle's simulated storage (faults per sector, from the seed).
 //
-// Directories: any directory named in a path exists, as if made before the run and durable, so
-// that tests and the engine need not create one; CreateDirectory makes one explicitly, and that one
-// is subject to the crash model (it needs its parent synced). ListDirectory of a directory with
-// nothing in it succeeds with no names.
+// Directories: a directory named in the path of a file (or directory) made in it exists from then
+// on, as if made before the run and durable, so that tests and the engine need not create one;
+// CreateDirectory makes one explicitly, and that one is subject to the crash model (it needs its
+// parent synced). ListDirectory of a directory never named succeeds with no names (CONFIG SET dir
+// relies on that); SyncDirectoryAsync of one fails with kNotFound.
 //
 // Other faults: a capacity past which appends fail with kNoSpace, and syncs (of files and
 // directories) that fail at random.
@@ -336,6 +337,8 @@ class SimFiles final : public FileSystem {
   Inode* HandleInode(FileId file);
   void TruncateInode(InodeId id, Inode& inode, size_t size);
   void CompleteSync(PendingSync& sync);
+  // Records the directories `path` lies in that were never made as existing from the start.
+  void NoteAncestors(std::string_view path);
   // Drops an inode nothing names (now or on disk) and no handle or pending sync refers to.
   void Collect(InodeId id);
   // A crash's effect on one file's bytes (see the class comment).
@@ -349,6 +352,8 @@ class SimFiles final : public FileSystem {
   Names durable_names_;                             // the namespace on disk
   std::set<std::string, std::less<>> directories_;  // made by CreateDirectory, now
   std::set<std::string, std::less<>> durable_directories_;
+  // Directories named in a path and never made: taken to exist (and be durable) from the start.
+  std::set<std::string, std::less<>> implicit_directories_;
   std::map<FileId, InodeId> handles_;
   std::deque<PendingSync> pending_syncs_;
   FileId next_id_ = 1;
