@@ -75,8 +75,10 @@ uint64_t EpollNetwork::Register(int fd, Kind kind, uint32_t events) {
   if (static_cast<size_t>(fd) >= slots_.size()) slots_.resize(static_cast<size_t>(fd) + 1);
   Slot& slot = slots_[static_cast<size_t>(fd)];
   KEEL_ASSERT(slot.kind == Kind::kFree);
+  const uint32_t generation = slot.generation;
+  slot = Slot{};
   slot.kind = kind;
-  slot.generation++;
+  slot.generation = generation + 1;
   if (slot.generation == 0) slot.generation = 1;  // ids are never 0
   const uint64_t id = MakeId(fd, slot.generation);
   epoll_event event{};
@@ -187,20 +189,24 @@ Result<ConnId> EpollNetwork::Accept(ListenerId listener, ConnInfo* info) {
 
 IoResult EpollNetwork::Read(ConnId conn, char* buffer, size_t capacity) {
   const int fd = Resolve(conn, Kind::kConnection);
-  if (fd < 0) return {IoCode::kReset, 0};
+  if (fd < 0 || HandshakeFailed(fd)) return {IoCode::kReset, 0};
   while (true) {
     const ssize_t n = ::read(fd, buffer, capacity);
-    if (n > 0) return {IoCode::kOk, static_cast<size_t>(n)};
+    if (n > 0) {
+      NoteTransfer(fd, true, 0);
+      return {IoCode::kOk, static_cast<size_t>(n)};
+    }
     if (n == 0) return {IoCode::kClosed, 0};
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return {IoCode::kWouldBlock, 0};
+    NoteTransfer(fd, false, errno);
     return {IoCode::kReset, 0};
   }
 }
 
 IoResult EpollNetwork::Write(ConnId conn, const ConstSlice* slices, size_t count) {
   const int fd = Resolve(conn, Kind::kConnection);
-  if (fd < 0) return {IoCode::kReset, 0};
+  if (fd < 0 || HandshakeFailed(fd)) return {IoCode::kReset, 0};
   iovec vectors[IOV_MAX];
   const size_t used = count < IOV_MAX ? count : IOV_MAX;
   for (size_t i = 0; i < used; i++) {
@@ -213,10 +219,14 @@ IoResult EpollNetwork::Write(ConnId conn, const ConstSlice* slices, size_t count
   while (true) {
     // sendmsg with MSG_NOSIGNAL: a peer that went away yields EPIPE, never SIGPIPE.
     const ssize_t n = sendmsg(fd, &message, MSG_NOSIGNAL);
-    if (n > 0) return {IoCode::kOk, static_cast<size_t>(n)};
+    if (n > 0) {
+      NoteTransfer(fd, true, 0);
+      return {IoCode::kOk, static_cast<size_t>(n)};
+    }
     if (n == 0) return {IoCode::kWouldBlock, 0};
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return {IoCode::kWouldBlock, 0};
+    NoteTransfer(fd, false, errno);
     return {IoCode::kReset, 0};
   }
 }
@@ -228,6 +238,7 @@ void EpollNetwork::SetInterest(ConnId conn, bool readable, bool writable) {
   event.events = (readable ? EPOLLIN : 0u) | (writable ? EPOLLOUT : 0u);
   event.data.u64 = conn;
   epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event);
+  slots_[static_cast<size_t>(fd)].writable_interest = writable;
 }
 
 void EpollNetwork::Close(ConnId conn) {
@@ -235,6 +246,104 @@ void EpollNetwork::Close(ConnId conn) {
   if (fd < 0) return;
   Forget(fd);
   ::close(fd);
+}
+
+}  // namespace keel::io
+
+namespace keel::io {
+
+bool EpollNetwork::HandshakeFailed(int fd) const {
+  // Once ConnectStatus has taken the error (reading SO_ERROR clears it), the socket reads as if
+  // at EOF: the failure must still show as a reset.
+  const Slot& slot = slots_[static_cast<size_t>(fd)];
+  return slot.outgoing && !slot.established && slot.error != 0;
+}
+
+void EpollNetwork::NoteTransfer(int fd, bool moved, int error) {
+  Slot& slot = slots_[static_cast<size_t>(fd)];
+  if (!slot.outgoing || slot.established) return;
+  if (moved) {
+    slot.established = true;
+  } else if (slot.error == 0) {
+    // A read or write is the first to see a failed handshake's error (it clears SO_ERROR), so
+    // ConnectStatus must learn it from here.
+    slot.error = error;
+  }
+}
+
+bool EpollNetwork::ReportsFailureAsWritable(uint64_t id) const {
+  if (KindOf(id) != Kind::kConnection) return false;
+  const Slot& slot = slots_[static_cast<size_t>(FdOf(id))];
+  return slot.outgoing && !slot.established && slot.writable_interest;
+}
+
+Result<ConnId> EpollNetwork::Connect(const ConnectOptions& options) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(options.port);
+  const int gai = getaddrinfo(options.address.c_str(), port.c_str(), &hints, &found);
+  if (gai != 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  "bad address '" + options.address + "': " + gai_strerror(gai));
+  }
+  const std::string where = options.address + ":" + port;
+  const int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    const int error = errno;
+    freeaddrinfo(found);
+    if (error == EAFNOSUPPORT) return Status(StatusCode::kInvalidArgument, where + ": no IPv6");
+    return ErrnoStatus(error, "socket " + where);
+  }
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+  int error = 0;
+  // A non-blocking connect returns EINPROGRESS and finishes in the kernel; EINTR means the same.
+  if (::connect(fd, found->ai_addr, found->ai_addrlen) != 0 && errno != EINPROGRESS &&
+      errno != EINTR) {
+    error = errno;
+  }
+  freeaddrinfo(found);
+  if (error == EAFNOSUPPORT || error == EINVAL) {
+    ::close(fd);
+    return ErrnoStatus(error, "connect " + where);
+  }
+  // Registered even when connect failed at once (unreachable, refused): a socket that is closed
+  // reports EPOLLHUP, so the failure arrives as an event, the same way as one found later.
+  const uint64_t id = Register(fd, Kind::kConnection, EPOLLIN | EPOLLOUT);
+  Slot& slot = slots_[static_cast<size_t>(fd)];
+  slot.outgoing = true;
+  slot.writable_interest = true;
+  slot.error = error;
+  slot.peer = where;
+  return id;
+}
+
+Status EpollNetwork::ConnectStatus(ConnId conn) {
+  const int fd = Resolve(conn, Kind::kConnection);
+  if (fd < 0) return Status(StatusCode::kNotFound, "no such connection");
+  Slot& slot = slots_[static_cast<size_t>(fd)];
+  if (!slot.outgoing || slot.established) return Status::Ok();
+  if (slot.error == 0) {
+    int error = 0;
+    socklen_t length = sizeof(error);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+    slot.error = error;
+  }
+  if (slot.error != 0) {
+    return Status(StatusCode::kReset, "connect " + slot.peer + ": " + std::strerror(slot.error));
+  }
+  tcp_info info{};
+  socklen_t length = sizeof(info);
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) == 0 &&
+      info.tcpi_state == TCP_SYN_SENT) {
+    return Status(StatusCode::kWouldBlock);
+  }
+  slot.established = true;
+  return Status::Ok();
 }
 
 }  // namespace keel::io

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/env/env.h"
@@ -24,6 +25,13 @@ class EpollNetwork final : public Network {
   IoResult Write(ConnId conn, const ConstSlice* slices, size_t count) override;
   void SetInterest(ConnId conn, bool readable, bool writable) override;
   void Close(ConnId conn) override;
+  Result<ConnId> Connect(const ConnectOptions& options) override;
+  Status ConnectStatus(ConnId conn) override;
+
+  // Whether an event with EPOLLERR or EPOLLHUP for this connection must also be reported as
+  // kWritable: an outgoing connection whose handshake failed, while writable interest is on (the
+  // kernel reports a failed connect without EPOLLOUT).
+  bool ReportsFailureAsWritable(uint64_t id) const;
 
   // Registers a descriptor that is not a socket (eventfd, signalfd) under `kind`.
   void Watch(int fd, Kind kind);
@@ -39,10 +47,19 @@ class EpollNetwork final : public Network {
   struct Slot {
     Kind kind = Kind::kFree;
     uint32_t generation = 0;
+    bool outgoing = false;           // made by Connect
+    bool writable_interest = false;  // as SetInterest last set it
+    bool established = false;        // an outgoing connection's handshake is known to be done
+    int error = 0;     // an outgoing connection's handshake failure (errno), once seen
+    std::string peer;  // an outgoing connection's "address:port", for messages
   };
   // The descriptor behind `id` if the id is still current for a descriptor of `kind`, else -1.
   int Resolve(uint64_t id, Kind kind) const;
   uint64_t Register(int fd, Kind kind, uint32_t events);
+  // Notes what a read or write on an outgoing connection tells about its handshake: bytes moved
+  // (done) or an error seen before it was known to be done (the handshake failed with it).
+  void NoteTransfer(int fd, bool moved, int error);
+  bool HandshakeFailed(int fd) const;
   void Forget(int fd);
 
   int epoll_fd_;

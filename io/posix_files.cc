@@ -39,6 +39,7 @@ void PosixFiles::SyncLoop() {
     const StatusCode status = rc == 0           ? StatusCode::kOk
                               : errno == ENOSPC ? StatusCode::kNoSpace
                                                 : StatusCode::kIoError;
+    if (job.close_after) ::close(job.fd);
     lock.lock();
     completions_.push_back({job.token, status});
     const uint64_t one = 1;
@@ -141,7 +142,7 @@ Status PosixFiles::SyncAsync(FileId file, uint64_t token) {
   if (fd < 0) return Status(StatusCode::kNotFound, "no such file handle");
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    jobs_.push_back({fd, token});
+    jobs_.push_back({fd, token, false});
   }
   work_ready_.notify_one();
   return Status::Ok();
@@ -190,6 +191,24 @@ Result<std::vector<std::string>> PosixFiles::ListDirectory(std::string_view dire
   ::closedir(dir);
   std::sort(entries.begin(), entries.end());
   return entries;
+}
+
+Status PosixFiles::CreateDirectory(std::string_view path) {
+  const std::string name(path);
+  if (::mkdir(name.c_str(), 0755) != 0) return ErrnoStatus(errno, "mkdir " + name);
+  return Status::Ok();
+}
+
+Status PosixFiles::SyncDirectoryAsync(std::string_view directory, uint64_t token) {
+  const std::string name(directory);
+  const int fd = ::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "open " + name);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back({fd, token, true});
+  }
+  work_ready_.notify_one();
+  return Status::Ok();
 }
 
 }  // namespace keel::io

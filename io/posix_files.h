@@ -1,6 +1,7 @@
 // PosixFiles: FileSystem over POSIX files. Appends and reads are ordinary system calls; fsync runs
 // on a helper thread so that the event loop never waits for the disk, and each completion wakes
-// the loop through an eventfd (RealEnv turns it into a kFileSynced event).
+// the loop through an eventfd (RealEnv turns it into a kFileSynced event). A directory is synced
+// the same way, through a descriptor opened for the sync and closed by the helper after it.
 #pragma once
 
 #include <condition_variable>
@@ -30,6 +31,8 @@ class PosixFiles final : public FileSystem {
   Status Rename(std::string_view from, std::string_view to) override;
   Status Remove(std::string_view path) override;
   Result<std::vector<std::string>> ListDirectory(std::string_view directory) override;
+  Status CreateDirectory(std::string_view path) override;
+  Status SyncDirectoryAsync(std::string_view directory, uint64_t token) override;
 
   // Completed syncs since the last call (called by the loop thread after the eventfd fired).
   struct Completion {
@@ -42,6 +45,7 @@ class PosixFiles final : public FileSystem {
   struct Job {
     int fd;
     uint64_t token;
+    bool close_after;  // a directory opened for this sync alone: the helper closes it
   };
   void SyncLoop();
   int FdOf(FileId file) const;

@@ -45,6 +45,7 @@ Status ErrnoStatus(int error_number, std::string_view context) {
       code = StatusCode::kOutOfMemory;
       break;
     case EINVAL:
+    case ENOTDIR:
     case EADDRNOTAVAIL:
     case EAFNOSUPPORT:
       code = StatusCode::kInvalidArgument;
@@ -215,7 +216,8 @@ class RealEnv final : public Env {
           if (flags & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
             events[count++] = {EventKind::kReadable, StatusCode::kOk, id};
           }
-          if ((flags & EPOLLOUT) && count < capacity) {
+          if (count < capacity && ((flags & EPOLLOUT) || ((flags & (EPOLLHUP | EPOLLERR)) &&
+                                                          network_.ReportsFailureAsWritable(id)))) {
             events[count++] = {EventKind::kWritable, StatusCode::kOk, id};
           }
           break;

@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,9 +94,29 @@ class SimMemory final : public MemoryResource {
 // The client side of a simulated connection, as a test or the simulator sees it.
 using SimClientId = uint64_t;
 
+class SimNetwork;
+
+// A simulated network between environments: each SimNetwork that joins it has an address, and an
+// outgoing connection (Network::Connect) to that address reaches that network's listeners. A
+// network must leave (SimNetwork's destructor does) before it is destroyed; connections to a
+// network that left fail as reset.
+class SimFabric {
+ public:
+  // Fails (false) when the address is taken.
+  bool Attach(const std::string& address, SimNetwork* network);
+  void Detach(SimNetwork* network);
+  SimNetwork* Find(std::string_view address) const;
+
+ private:
+  std::map<std::string, SimNetwork*, std::less<>> hosts_;
+};
+
 class SimNetwork final : public Network {
  public:
   explicit SimNetwork(Rng& rng) : rng_(rng) {}
+  ~SimNetwork() override;
+  SimNetwork(const SimNetwork&) = delete;
+  SimNetwork& operator=(const SimNetwork&) = delete;
 
   // Network (the server side).
   Result<ListenerId> Listen(const ListenOptions& options) override;
@@ -106,6 +127,24 @@ class SimNetwork final : public Network {
   IoResult Write(ConnId conn, const ConstSlice* slices, size_t count) override;
   void SetInterest(ConnId conn, bool readable, bool writable) override;
   void Close(ConnId conn) override;
+  // An outgoing connection, to a listener of this network (a loopback address, or this network's
+  // own address on its fabric) or of another network on the same fabric. The far end is played
+  // by that network as if a simulated client had connected (Connect(port) below), so that the
+  // far side's faults apply to it (Reset, CloseClient, SetClientBufferBytesMax on its id, and its
+  // read and write splits); this side's reads and writes are split by this network's sizes. The
+  // handshake ends at the next CollectEvents (the next Wait): the connection then reports
+  // kWritable, or, when nothing listened at the port when Connect was called or the address has
+  // no host, kReadable and kWritable, and ConnectStatus says "Connection refused" or "No route to
+  // host". Reset(conn) on this side's handle resets both ends.
+  Result<ConnId> Connect(const ConnectOptions& options) override;
+  Status ConnectStatus(ConnId conn) override;
+
+  // Joins `fabric` under `address` (e.g. "10.0.0.1"). Fails when the address is taken.
+  bool JoinFabric(SimFabric* fabric, const std::string& address);
+  const std::string& address() const { return address_; }
+  // The far end's id, in the network that holds it, of an outgoing connection (0 when it was
+  // refused or `conn` is not one): the handle that network's client API takes.
+  SimClientId PeerOf(ConnId conn) const;
 
   // The client side. Connect queues a connection on the listener bound to `port`; it is accepted
   // when the server next waits. Returns 0 if nothing listens there.
@@ -170,6 +209,13 @@ class SimNetwork final : public Network {
     uint64_t read = 0;
     uint64_t written = 0;
     uint64_t received = 0;
+    // An outgoing connection (Network::Connect): its far end is `peer_id` in the network at
+    // `peer_address` (empty: this network).
+    bool outgoing = false;
+    bool connecting = false;  // the handshake has not ended yet (until the next CollectEvents)
+    std::string failure;      // why the handshake failed; empty when it succeeded
+    std::string peer_address;
+    SimClientId peer_id = 0;
   };
   struct Listener {
     ListenerId id = 0;
@@ -180,6 +226,12 @@ class SimNetwork final : public Network {
   Connection* FindConnection(ConnId conn);
   const Connection* FindConnection(ConnId conn) const;
   size_t Chunk(size_t available, size_t limit);
+  // The network that holds an outgoing connection's far end, and that end (nullptr when gone).
+  SimNetwork* PeerNetwork(const Connection& connection) const;
+  Connection* PeerEnd(const Connection& connection) const;
+  IoResult ReadOutgoing(Connection& connection, char* buffer, size_t capacity);
+  IoResult WriteOutgoing(Connection& connection, const ConstSlice* slices, size_t count);
+  size_t CollectOutgoing(Connection& connection, Event* events, size_t capacity);
   size_t BufferLimit(const Connection& connection) const {
     return connection.buffer_bytes_max != 0 ? connection.buffer_bytes_max
                                             : client_buffer_bytes_max_;
@@ -187,6 +239,8 @@ class SimNetwork final : public Network {
 
   Rng& rng_;
   Trace* trace_ = nullptr;
+  SimFabric* fabric_ = nullptr;
+  std::string address_;
   std::map<ListenerId, Listener> listeners_;
   std::map<ConnId, Connection> connections_;  // ordered: events come out in a stable order
   uint64_t next_id_ = 1;
@@ -197,12 +251,40 @@ class SimNetwork final : public Network {
   size_t client_buffer_bytes_max_ = 0;
 };
 
-// Files in memory with crash semantics. A sync completes (as a kFileSynced event) at the next
-// Wait, and only then are the bytes it covered durable; Crash() keeps the durable bytes of every
-// file plus a random prefix of the rest (nothing, part of the last writes: a torn write, or all).
-// Faults: a capacity past which appends fail with kNoSpace, and syncs that fail at random.
+// Files in memory with the crash model of engine/env/env.h: Crash() keeps what was made durable
+// and, of everything else, only what a real disk might have kept, drawn from the environment's
+// fault stream (so a run stays fixed by its seed).
+//
+// Each file is an inode with two versions: what reads see now, and what is durable (its content
+// as of the last completed SyncAsync). The namespace also has two versions: the names now, and the
+// names as the disk has them (as of each directory's last completed SyncDirectoryAsync, which
+// takes the directory's entries as they were when it was requested). A crash:
+// - puts the durable namespace back: files created and not yet in a synced directory vanish,
+//   renames and removals not followed by a sync of the directory revert (a file renamed from one
+//   directory to another and only one of them synced is found under both names or under neither:
+//   the two entries are independent), directories created and not synced vanish with everything
+//   in them;
+// - keeps every durable byte of every file left, and of the bytes appended since (unsynced), a
+//   length anywhere between none and all of them, within which each 512-byte sector (kSectorBytes)
+//   is kept or reads as zeros: untouched (a clean prefix), torn (each sector independently), or a
+//   zero-filled tail (the new size reached the disk, the last sectors did not). A truncation not
+//   yet synced is either undone (the durable content comes back whole) or kept;
+// - ends every pending sync (it never completes) and every handle.
+// This follows FoundationDB's AsyncFileNonDurable (on a kill, each unsynced page is written,
+// dropped or torn) and TigerBeetle's simulated storage (faults per sector, from the seed).
+//
+// Directories: a directory named in the path of a file (or directory) made in it exists from then
+// on, as if made before the run and durable, so that tests and the engine need not create one;
+// CreateDirectory makes one explicitly, and that one is subject to the crash model (it needs its
+// parent synced). ListDirectory of a directory never named succeeds with no names (CONFIG SET dir
+// relies on that); SyncDirectoryAsync of one fails with kNotFound.
+//
+// Other faults: a capacity past which appends fail with kNoSpace, and syncs (of files and
+// directories) that fail at random.
 class SimFiles final : public FileSystem {
  public:
+  static constexpr size_t kSectorBytes = 512;
+
   explicit SimFiles(Rng& rng) : rng_(rng) {}
 
   Result<FileId> Open(std::string_view path, OpenMode mode) override;
@@ -215,16 +297,20 @@ class SimFiles final : public FileSystem {
   Status Rename(std::string_view from, std::string_view to) override;
   Status Remove(std::string_view path) override;
   Result<std::vector<std::string>> ListDirectory(std::string_view directory) override;
+  Status CreateDirectory(std::string_view path) override;
+  Status SyncDirectoryAsync(std::string_view directory, uint64_t token) override;
 
   size_t CollectEvents(Event* events, size_t capacity);
-  // The content of a file by path, for tests.
+  // The content of a file by path, for tests (nullptr when nothing is named `path` now).
   const std::string* Content(std::string_view path) const;
-  // Bytes of the file known to be durable (0 for a file that does not exist).
+  // Bytes of the file named `path` known to be durable (0 for a file that does not exist).
   size_t SyncedSize(std::string_view path) const;
+  // Whether the disk has `path` naming the file it names now (its entry is durable).
+  bool EntryDurable(std::string_view path) const;
+  bool DirectoryExists(std::string_view path) const;
 
-  // The machine stops: unsynced bytes are lost except for a random prefix, pending syncs never
-  // complete, every handle is gone. Files themselves (names) survive, as after a crash with a
-  // journaling file system whose directory was synced.
+  // The machine stops (a power loss): see the class comment. Unsynced data and directory changes
+  // are lost as the seed decides, pending syncs never complete, every handle is gone.
   void Crash();
   // Appends fail with kNoSpace once the files would hold more than `bytes` (0: no limit).
   void set_capacity_bytes(size_t bytes) { capacity_bytes_ = bytes; }
@@ -234,26 +320,50 @@ class SimFiles final : public FileSystem {
   }
 
  private:
-  struct File {
-    std::string content;
-    size_t synced_size = 0;
+  using InodeId = uint64_t;
+  struct Inode {
+    std::string content;  // what reads see
+    std::string durable;  // what a crash keeps for sure
+    // content[0, stable) == durable[0, stable): the bytes no truncation has touched since the
+    // last completed sync. Appends leave it; a truncation lowers it.
+    size_t stable = 0;
   };
-  struct Handle {
-    std::string path;
-    bool append = false;
-  };
+  using Names = std::map<std::string, InodeId, std::less<>>;
   struct PendingSync {
     uint64_t token;
-    std::string path;
-    size_t size;  // the bytes the sync covers
+    bool directory;
+    InodeId inode;     // a file's sync
+    size_t size;       // the bytes it covers, lowered by truncations while it is pending
+    std::string path;  // a directory's sync: the directory
+    Names entries;     // and its files as they were when requested
+    std::set<std::string, std::less<>> subdirectories;  // and its directories
   };
+  Inode* FindInode(std::string_view path);
+  const Inode* FindInode(std::string_view path) const;
+  Inode* HandleInode(FileId file);
+  void TruncateInode(InodeId id, Inode& inode, size_t size);
+  void CompleteSync(PendingSync& sync);
+  // Records the directories `path` lies in that were never made as existing from the start.
+  void NoteAncestors(std::string_view path);
+  // Drops an inode nothing names (now or on disk) and no handle or pending sync refers to.
+  void Collect(InodeId id);
+  // A crash's effect on one file's bytes (see the class comment).
+  void CrashData(Inode& inode);
+  void KeepPrefixWithTears(Inode& inode, size_t synced);
   size_t TotalBytes() const;
 
   Rng& rng_;
-  std::map<std::string, File, std::less<>> files_;
-  std::map<FileId, Handle> handles_;
+  std::map<InodeId, Inode> inodes_;
+  Names names_;                                     // the namespace now
+  Names durable_names_;                             // the namespace on disk
+  std::set<std::string, std::less<>> directories_;  // made by CreateDirectory, now
+  std::set<std::string, std::less<>> durable_directories_;
+  // Directories named in a path and never made: taken to exist (and be durable) from the start.
+  std::set<std::string, std::less<>> implicit_directories_;
+  std::map<FileId, InodeId> handles_;
   std::deque<PendingSync> pending_syncs_;
   FileId next_id_ = 1;
+  InodeId next_inode_ = 1;
   size_t capacity_bytes_ = 0;
   uint32_t sync_failure_per_million_ = 0;
 };

@@ -1,10 +1,13 @@
 // Tests for the simulated environment's fault hooks: refusals near a memory limit, late timers,
-// slow readers' windows, resets, the trace, and files with crash semantics.
+// slow readers' windows, resets, the trace, and outgoing connections within one environment and
+// between environments. Files and their crash model are tested in sim_files_test.cc.
 #include "sim/sim_env.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace keel::sim {
@@ -159,92 +162,213 @@ TEST_F(SimNetworkTest, TheTraceRecordsByteRangesAndHashesContent) {
   EXPECT_NE(a.hash(), c.hash());
 }
 
-class SimFilesTest : public ::testing::Test {
+// Outgoing connections (Network::Connect): to a listener of the same network, and to one of
+// another environment on a fabric, as a replica reaches its primary.
+class SimConnectTest : public ::testing::Test {
  protected:
-  SimFilesTest() : env_(11) {}
-  SimFiles& files() { return env_.sim_files(); }
-  Status Append(FileId file, std::string_view text) {
-    const ConstSlice slice{text.data(), text.size()};
-    return files().Append(file, &slice, 1);
+  SimConnectTest() : primary_(21), replica_(22) {
+    EXPECT_TRUE(primary_.sim_network().JoinFabric(&fabric_, "10.0.0.1"));
+    EXPECT_TRUE(replica_.sim_network().JoinFabric(&fabric_, "10.0.0.2"));
+    Result<ListenerId> listener = primary_.network().Listen(ListenOptions{"0.0.0.0", 6379, 511});
+    EXPECT_TRUE(listener.ok());
+    listener_ = *listener;
   }
-  size_t DeliverEvents(std::vector<Event>* out) {
-    Event events[8];
-    const size_t count = env_.Wait(0, events, 8);
-    out->assign(events, events + count);
-    return count;
+  // The events one Wait of `env` reports.
+  static std::vector<Event> Events(SimEnv& env) {
+    Event events[16];
+    const size_t count = env.Wait(0, events, 16);
+    return std::vector<Event>(events, events + count);
+  }
+  static bool Has(const std::vector<Event>& events, EventKind kind, uint64_t handle) {
+    for (const Event& event : events) {
+      if (event.kind == kind && event.handle == handle) return true;
+    }
+    return false;
+  }
+  static IoResult WriteText(Network& net, ConnId conn, std::string_view text) {
+    const ConstSlice slice{text.data(), text.size()};
+    return net.Write(conn, &slice, 1);
+  }
+  // Reads everything `conn` has now, in as many reads as the network splits it into.
+  static std::string ReadAll(Network& net, ConnId conn) {
+    std::string bytes;
+    char buffer[64];
+    while (true) {
+      const IoResult read = net.Read(conn, buffer, sizeof(buffer));
+      if (read.code != IoCode::kOk) return bytes;
+      bytes.append(buffer, read.bytes);
+    }
+  }
+  // Connects the replica to the primary and accepts on the primary; returns both handles.
+  std::pair<ConnId, ConnId> Link() {
+    Result<ConnId> conn = replica_.network().Connect(ConnectOptions{"10.0.0.1", 6379});
+    EXPECT_TRUE(conn.ok());
+    EXPECT_TRUE(Has(Events(replica_), EventKind::kWritable, *conn));
+    EXPECT_TRUE(Has(Events(primary_), EventKind::kListenerReady, listener_));
+    ConnInfo info;
+    Result<ConnId> accepted = primary_.network().Accept(listener_, &info);
+    EXPECT_TRUE(accepted.ok());
+    EXPECT_FALSE(info.peer_is_loopback);
+    return {*conn, *accepted};
   }
 
-  SimEnv env_;
+  SimFabric fabric_;
+  SimEnv primary_;
+  SimEnv replica_;
+  ListenerId listener_ = 0;
 };
 
-TEST_F(SimFilesTest, ASyncMakesDataDurableWhenItCompletes) {
-  Result<FileId> file = files().Open("dir/aof", OpenMode::kAppend);
-  ASSERT_TRUE(file.ok());
-  ASSERT_TRUE(Append(*file, "one").ok());
-  ASSERT_TRUE(files().SyncAsync(*file, 77).ok());
-  ASSERT_TRUE(Append(*file, "two").ok());
-  EXPECT_EQ(files().SyncedSize("dir/aof"), 0u);  // requested, not completed
-  std::vector<Event> events;
-  ASSERT_EQ(DeliverEvents(&events), 1u);
-  EXPECT_EQ(events[0].kind, EventKind::kFileSynced);
-  EXPECT_EQ(events[0].handle, 77u);
-  EXPECT_EQ(events[0].status, StatusCode::kOk);
-  EXPECT_EQ(files().SyncedSize("dir/aof"), 3u);  // "two" came after the sync
-}
+TEST_F(SimConnectTest, AConnectionToAnotherEnvironmentCarriesBytesBothWays) {
+  Result<ConnId> conn = replica_.network().Connect(ConnectOptions{"10.0.0.1", 6379});
+  ASSERT_TRUE(conn.ok());
+  // Non-blocking: nothing moves until the handshake ends at the next Wait.
+  EXPECT_EQ(replica_.network().ConnectStatus(*conn).code(), StatusCode::kWouldBlock);
+  EXPECT_EQ(WriteText(replica_.network(), *conn, "x").code, IoCode::kWouldBlock);
+  const std::vector<Event> events = Events(replica_);
+  EXPECT_TRUE(Has(events, EventKind::kWritable, *conn));
+  EXPECT_FALSE(Has(events, EventKind::kReadable, *conn));
+  EXPECT_TRUE(replica_.network().ConnectStatus(*conn).ok());
+  ASSERT_TRUE(Has(Events(primary_), EventKind::kListenerReady, listener_));
+  ConnInfo info;
+  Result<ConnId> accepted = primary_.network().Accept(listener_, &info);
+  ASSERT_TRUE(accepted.ok());
+  EXPECT_EQ(*accepted, replica_.sim_network().PeerOf(*conn));
 
-TEST_F(SimFilesTest, ACrashKeepsSyncedBytesAndAPrefixOfTheRest) {
-  bool lost_some = false;
-  bool kept_some = false;
-  for (uint64_t seed = 1; seed <= 40; seed++) {
-    SimEnv env(seed);
-    SimFiles& files = env.sim_files();
-    Result<FileId> file = files.Open("aof", OpenMode::kAppend);
-    ASSERT_TRUE(file.ok());
-    const std::string durable = "SET a 1;";
-    const std::string unsynced = "SET b 2;SET c 3;";
-    ConstSlice slice{durable.data(), durable.size()};
-    ASSERT_TRUE(files.Append(*file, &slice, 1).ok());
-    ASSERT_TRUE(files.SyncAsync(*file, 1).ok());
-    Event events[2];
-    ASSERT_EQ(env.Wait(0, events, 2), 1u);
-    slice = ConstSlice{unsynced.data(), unsynced.size()};
-    ASSERT_TRUE(files.Append(*file, &slice, 1).ok());
-    ASSERT_TRUE(files.SyncAsync(*file, 2).ok());  // never completes: the crash comes first
-    files.Crash();
-    const std::string* content = files.Content("aof");
-    ASSERT_NE(content, nullptr);
-    ASSERT_GE(content->size(), durable.size());
-    EXPECT_EQ(*content, (durable + unsynced).substr(0, content->size()));
-    lost_some = lost_some || content->size() < durable.size() + unsynced.size();
-    kept_some = kept_some || content->size() > durable.size();
-    EXPECT_EQ(env.Wait(0, events, 2), 0u);  // the pending sync died with the machine
-    EXPECT_FALSE(files.Size(*file).ok());   // and so did the handle
+  // Both sides split at random: what arrives is still the stream, in order.
+  replica_.sim_network().set_read_bytes_max(3);
+  replica_.sim_network().set_write_bytes_max(2);
+  primary_.sim_network().set_read_bytes_max(1);
+  const std::string request = "*1\r\n$4\r\nSYNC\r\n";
+  size_t sent = 0;
+  while (sent < request.size()) {
+    const IoResult wrote = WriteText(replica_.network(), *conn, request.substr(sent));
+    ASSERT_EQ(wrote.code, IoCode::kOk);
+    ASSERT_LE(wrote.bytes, 2u);
+    sent += wrote.bytes;
   }
-  EXPECT_TRUE(lost_some);
-  EXPECT_TRUE(kept_some);  // sometimes torn in the middle of the unsynced bytes
+  ASSERT_TRUE(Has(Events(primary_), EventKind::kReadable, *accepted));
+  EXPECT_EQ(ReadAll(primary_.network(), *accepted), request);
+  ASSERT_EQ(WriteText(primary_.network(), *accepted, "+FULLRESYNC 0 0\r\n").code, IoCode::kOk);
+  replica_.network().SetInterest(*conn, true, false);
+  ASSERT_TRUE(Has(Events(replica_), EventKind::kReadable, *conn));
+  EXPECT_EQ(ReadAll(replica_.network(), *conn), "+FULLRESYNC 0 0\r\n");
+
+  // The primary closes after a last write: the replica reads it, then EOF.
+  ASSERT_EQ(WriteText(primary_.network(), *accepted, "bye").code, IoCode::kOk);
+  primary_.network().Close(*accepted);
+  EXPECT_EQ(ReadAll(replica_.network(), *conn), "bye");
+  char byte;
+  EXPECT_EQ(replica_.network().Read(*conn, &byte, 1).code, IoCode::kClosed);
+  EXPECT_EQ(WriteText(replica_.network(), *conn, "x").code, IoCode::kReset);
+  replica_.network().Close(*conn);
+  EXPECT_EQ(replica_.network().ConnectStatus(*conn).code(), StatusCode::kNotFound);
 }
 
-TEST_F(SimFilesTest, AFullDiskTakesWhatFitsAndFails) {
-  files().set_capacity_bytes(10);
-  Result<FileId> file = files().Open("aof", OpenMode::kAppend);
-  ASSERT_TRUE(file.ok());
-  ASSERT_TRUE(Append(*file, "12345678").ok());
-  const Status full = Append(*file, "abcd");
-  EXPECT_EQ(full.code(), StatusCode::kNoSpace);
-  EXPECT_EQ(*files().Content("aof"), "12345678ab");
+TEST_F(SimConnectTest, AConnectionToTheSameEnvironmentOverLoopback) {
+  SimEnv env(23);
+  Result<ListenerId> listener = env.network().Listen(ListenOptions{"127.0.0.1", 0, 511});
+  ASSERT_TRUE(listener.ok());
+  const uint16_t port = env.network().ListenerPort(*listener);
+  Result<ConnId> conn = env.network().Connect(ConnectOptions{"127.0.0.1", port});
+  ASSERT_TRUE(conn.ok());
+  const std::vector<Event> events = Events(env);
+  EXPECT_TRUE(Has(events, EventKind::kWritable, *conn));
+  EXPECT_TRUE(Has(events, EventKind::kListenerReady, *listener));
+  ConnInfo info;
+  Result<ConnId> accepted = env.network().Accept(*listener, &info);
+  ASSERT_TRUE(accepted.ok());
+  EXPECT_TRUE(info.peer_is_loopback);
+  EXPECT_NE(*accepted, *conn);
+  ASSERT_EQ(WriteText(env.network(), *conn, "PING\r\n").code, IoCode::kOk);
+  EXPECT_EQ(ReadAll(env.network(), *accepted), "PING\r\n");
+  ASSERT_EQ(WriteText(env.network(), *accepted, "+PONG\r\n").code, IoCode::kOk);
+  EXPECT_EQ(ReadAll(env.network(), *conn), "+PONG\r\n");
+  // Closing the outgoing side: the accepted side reads EOF.
+  env.network().Close(*conn);
+  char byte;
+  EXPECT_EQ(env.network().Read(*accepted, &byte, 1).code, IoCode::kClosed);
 }
 
-TEST_F(SimFilesTest, AFailedSyncReportsAnErrorAndMakesNothingDurable) {
-  files().set_sync_failure_per_million(1'000'000);
-  Result<FileId> file = files().Open("aof", OpenMode::kAppend);
-  ASSERT_TRUE(file.ok());
-  ASSERT_TRUE(Append(*file, "data").ok());
-  ASSERT_TRUE(files().SyncAsync(*file, 5).ok());
-  std::vector<Event> events;
-  ASSERT_EQ(DeliverEvents(&events), 1u);
-  EXPECT_EQ(events[0].status, StatusCode::kIoError);
-  EXPECT_EQ(files().SyncedSize("aof"), 0u);
+TEST_F(SimConnectTest, NothingListeningIsARefusal) {
+  Result<ConnId> conn = replica_.network().Connect(ConnectOptions{"10.0.0.1", 6380});
+  ASSERT_TRUE(conn.ok());
+  EXPECT_EQ(replica_.network().ConnectStatus(*conn).code(), StatusCode::kWouldBlock);
+  const std::vector<Event> events = Events(replica_);
+  EXPECT_TRUE(Has(events, EventKind::kWritable, *conn));
+  EXPECT_TRUE(Has(events, EventKind::kReadable, *conn));
+  const Status status = replica_.network().ConnectStatus(*conn);
+  EXPECT_EQ(status.code(), StatusCode::kReset);
+  EXPECT_EQ(status.message(), "connect 10.0.0.1:6380: Connection refused");
+  char byte;
+  EXPECT_EQ(replica_.network().Read(*conn, &byte, 1).code, IoCode::kReset);
+  EXPECT_EQ(WriteText(replica_.network(), *conn, "x").code, IoCode::kReset);
+  EXPECT_EQ(replica_.sim_network().PeerOf(*conn), 0u);
+  EXPECT_TRUE(Events(primary_).empty());  // the primary saw nothing
+
+  // A listener that closes refuses too, and an address with no host is unreachable.
+  primary_.network().CloseListener(listener_);
+  conn = replica_.network().Connect(ConnectOptions{"10.0.0.1", 6379});
+  ASSERT_TRUE(conn.ok());
+  (void)Events(replica_);
+  EXPECT_EQ(replica_.network().ConnectStatus(*conn).code(), StatusCode::kReset);
+  conn = replica_.network().Connect(ConnectOptions{"10.0.0.9", 6379});
+  ASSERT_TRUE(conn.ok());
+  (void)Events(replica_);
+  EXPECT_EQ(replica_.network().ConnectStatus(*conn).message(),
+            "connect 10.0.0.9:6379: No route to host");
+  EXPECT_EQ(replica_.network().Connect(ConnectOptions{"primary.local", 6379}).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
+TEST_F(SimConnectTest, AResetOnEitherSideFailsBothEnds) {
+  auto [conn, accepted] = Link();
+  ASSERT_EQ(WriteText(replica_.network(), conn, "REPLCONF").code, IoCode::kOk);
+  primary_.sim_network().Reset(accepted);  // the primary's side of the link fails
+  char byte;
+  EXPECT_EQ(primary_.network().Read(accepted, &byte, 1).code, IoCode::kReset);
+  EXPECT_EQ(replica_.network().Read(conn, &byte, 1).code, IoCode::kReset);
+  EXPECT_EQ(WriteText(replica_.network(), conn, "x").code, IoCode::kReset);
+  EXPECT_TRUE(Has(Events(replica_), EventKind::kReadable, conn));  // reported, so it is closed
+
+  auto [conn2, accepted2] = Link();
+  replica_.sim_network().Reset(conn2);  // the replica's side fails
+  EXPECT_EQ(primary_.network().Read(accepted2, &byte, 1).code, IoCode::kReset);
+  EXPECT_EQ(replica_.network().Read(conn2, &byte, 1).code, IoCode::kReset);
+}
+
+TEST_F(SimConnectTest, TheFarSidesWindowAndANetworkThatLeftTheFabric) {
+  auto [conn, accepted] = Link();
+  // The far end is a simulated client of the primary: its receive window applies.
+  primary_.sim_network().SetClientBufferBytesMax(accepted, 4);
+  const IoResult first = WriteText(primary_.network(), accepted, "abcdefgh");
+  ASSERT_EQ(first.code, IoCode::kOk);
+  EXPECT_EQ(first.bytes, 4u);
+  EXPECT_EQ(WriteText(primary_.network(), accepted, "efgh").code, IoCode::kWouldBlock);
+  EXPECT_EQ(ReadAll(replica_.network(), conn), "abcd");
+  EXPECT_EQ(WriteText(primary_.network(), accepted, "efgh").bytes, 4u);
+
+  // A network that is destroyed leaves its fabric; connections to it fail as reset.
+  auto other = std::make_unique<SimEnv>(24);
+  ASSERT_TRUE(other->sim_network().JoinFabric(&fabric_, "10.0.0.3"));
+  ASSERT_TRUE(other->network().Listen(ListenOptions{"*", 7000, 511}).ok());
+  Result<ConnId> doomed = replica_.network().Connect(ConnectOptions{"10.0.0.3", 7000});
+  ASSERT_TRUE(doomed.ok());
+  (void)Events(replica_);
+  EXPECT_TRUE(replica_.network().ConnectStatus(*doomed).ok());
+  other.reset();
+  EXPECT_EQ(fabric_.Find("10.0.0.3"), nullptr);
+  char byte;
+  EXPECT_EQ(replica_.network().Read(*doomed, &byte, 1).code, IoCode::kReset);
+}
+
+TEST(SimFabricTest, AnAddressIsTakenOnce) {
+  SimFabric fabric;
+  SimEnv a(1);
+  SimEnv b(2);
+  EXPECT_TRUE(a.sim_network().JoinFabric(&fabric, "10.0.0.1"));
+  EXPECT_FALSE(b.sim_network().JoinFabric(&fabric, "10.0.0.1"));
+  EXPECT_EQ(fabric.Find("10.0.0.1"), &a.sim_network());
+  EXPECT_TRUE(b.sim_network().JoinFabric(&fabric, "10.0.0.2"));
+}
 }  // namespace
 }  // namespace keel::sim

@@ -124,6 +124,13 @@ struct ConnInfo {
   int64_t descriptor = -1;  // the OS's number for it (CLIENT LIST fd=); -1 when there is none
 };
 
+// Where an outgoing connection goes. The address is numeric ("127.0.0.1", "::1", "10.0.0.5"): a
+// name lookup would block the loop, so resolving names is the caller's business.
+struct ConnectOptions {
+  std::string address;
+  uint16_t port = 0;
+};
+
 class Network {
  public:
   virtual ~Network() = default;
@@ -161,12 +168,44 @@ class Network {
   // Closes the connection and frees the handle. Bytes already accepted by Write are still
   // delivered when the transport can (as close(2) does); nothing more is reported for `conn`.
   virtual void Close(ConnId conn) = 0;
+
+  // Starts an outgoing connection (a replica reaching its primary) and returns its handle at once:
+  // the handshake goes on without blocking, and until it ends Read and Write report kWouldBlock.
+  // An outgoing connection starts with readable and writable interest on. When the handshake
+  // succeeds the connection reports kWritable. When it fails (nothing listens: refused; the host is
+  // unreachable) it reports kReadable, and kWritable while writable interest is on; its Read and
+  // Write then return kReset, and ConnectStatus says why. Fails at once only with
+  // kInvalidArgument (the address is not numeric, or of no family the machine has) or when no
+  // socket can be made. The handle is closed with Close, like an accepted one.
+  virtual Result<ConnId> Connect(const ConnectOptions& options) = 0;
+
+  // How an outgoing connection's handshake stands: OK once it succeeded (and for an accepted
+  // connection), kWouldBlock while it is in progress, kReset when it failed (the message names the
+  // cause: "connect 127.0.0.1:7000: Connection refused"), kNotFound for an unknown handle. A
+  // failure after the handshake (a reset) shows in Read and Write, not here.
+  virtual Status ConnectStatus(ConnId conn) = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
 // Files. Writes are appends; durability comes from SyncAsync, whose completion arrives as an
 // EventKind::kFileSynced event so that the loop never blocks on a disk flush (Redis's appendfsync
 // and BGSAVE both depend on that). Reads are synchronous: they happen while loading at startup.
+//
+// What survives a crash (a power loss, a kernel panic; not merely the process dying) is only what
+// was made durable:
+// - a file's bytes, once a SyncAsync requested after they were appended has completed. Unsynced
+//   bytes may be lost, kept, or torn: any 512-byte sector of them may be lost while a later one is
+//   kept, and a file may come back with its new size but zeros where the data should be;
+// - a directory entry (a file created, renamed into or out of a directory, removed from it, or a
+//   directory created in it), once a SyncDirectoryAsync of that directory, requested after the
+//   change, has completed. Until then a crash may undo it: a new file disappears, a renamed one
+//   comes back under its old name, a removed one comes back. Syncing the file itself is not
+//   enough. Redis 7.0.3 fixed exactly this (redis/redis#10737): before it, the RDB file, the AOF
+//   manifest or the config file renamed into place could be lost in a power failure even though
+//   its data had been fsynced. So a new
+//   file is made durable by: write it, SyncAsync it, wait, Rename it into place,
+//   SyncDirectoryAsync its directory, wait.
+// The simulator (sim/sim_env.h, SimFiles::Crash) loses everything this allows it to lose.
 enum class OpenMode : uint8_t {
   kRead,            // existing file, read only; kNotFound if absent
   kCreateTruncate,  // create or truncate, write only
@@ -202,9 +241,23 @@ class FileSystem {
   // Closes the handle. Unsynced data may still be lost in a crash.
   virtual Status Close(FileId file) = 0;
 
-  // Atomically replaces `to` with `from` (rename(2)); durable once the directory is synced.
+  // Atomically replaces `to` with `from` (rename(2)); durable once the directory (both
+  // directories, when they differ) has been synced with SyncDirectoryAsync.
   virtual Status Rename(std::string_view from, std::string_view to) = 0;
+  // Removes a file (unlink(2)); durable once its directory has been synced.
   virtual Status Remove(std::string_view path) = 0;
+
+  // Creates the directory `path` (mkdir(2), mode 0755). Fails with kAlreadyExists when something
+  // exists at `path`, kNotFound when its parent does not exist, kPermissionDenied or kNoSpace. The
+  // new directory is durable once its parent directory has been synced.
+  virtual Status CreateDirectory(std::string_view path) = 0;
+
+  // Starts making the entries of `directory` durable (fsync(2) of the directory): files created in
+  // it, renamed into or out of it, removed from it, directories created in it, as they are when
+  // the call is made. Returns at once; the outcome arrives as a kFileSynced event with `token`, as
+  // for SyncAsync (a directory can be slow to sync: on ext4 it commits the journal). Fails at once
+  // with kNotFound when the directory does not exist, kInvalidArgument when `directory` is not one.
+  virtual Status SyncDirectoryAsync(std::string_view directory, uint64_t token) = 0;
 
   // Names (not paths) of the entries in `directory`, sorted so that results are deterministic.
   virtual Result<std::vector<std::string>> ListDirectory(std::string_view directory) = 0;
@@ -228,7 +281,7 @@ enum class EventKind : uint8_t {
   kListenerReady,      // handle: ListenerId; at least one connection is waiting for Accept
   kReadable,           // handle: ConnId; Read will return data, EOF or a failure
   kWritable,           // handle: ConnId; only while writable interest is on
-  kFileSynced,         // handle: the token given to SyncAsync; status: its outcome
+  kFileSynced,         // handle: the token of SyncAsync or SyncDirectoryAsync; status: its outcome
   kShutdownRequested,  // handle: the signal number, SIGTERM 15 or SIGINT 2 (the simulator: 15)
 };
 
