@@ -233,11 +233,16 @@ def run_file(work, unit, binary, file_timeout, test_timeout, keep_logs):
     return number_duplicates(results), notes, time.monotonic() - started
 
 
+WORK_PREFIX = os.path.join(REPO, "build", "upstream-work") + os.sep
+
+
 def write_results(path, rows):
     with open(path, "w", encoding="utf-8") as f:
         f.write("file\ttest\tstatus\tdetail\n")
         for unit, name, status, detail in rows:
-            clean = lambda s: s.replace("\t", " ").replace("\n", " ")  # noqa: E731
+            # No machine's paths in the committed results: the working copy's become relative.
+            clean = lambda s: s.replace("\t", " ").replace("\n", " ").replace(  # noqa: E731
+                WORK_PREFIX, "")
             f.write(f"{unit}\t{clean(name)}\t{status}\t{clean(detail)[:300]}\n")
 
 
@@ -444,6 +449,8 @@ def main():
     # The servers run in their own working folders: make paths absolute.
     args.keel = os.path.abspath(args.keel) if os.sep in args.keel else args.keel
     args.redis = os.path.abspath(args.redis) if os.sep in args.redis else args.redis
+    global WORK_PREFIX
+    WORK_PREFIX = os.path.abspath(args.work) + os.sep
     if args.file_timeout is None:
         args.file_timeout = 300 if args.check else 600
     if args.update_baseline:
