@@ -22,6 +22,7 @@ passes, notes such as a time limit or a server crash). score.py makes the README
 Python 3 standard library only.
 """
 import argparse
+import glob
 import os
 import re
 import shutil
@@ -87,8 +88,16 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def fetch_source():
-    """The unpacked source folder (fetch.sh; idempotent)."""
+def fetch_source(fetch=True):
+    """The unpacked source folder (fetch.sh; idempotent). With fetch False, the one fetch.sh left
+    in its cache, or exit 77 (skipped) when there is none."""
+    if not fetch:
+        cache = os.environ.get("KEEL_UPSTREAM_DIR", os.path.join(REPO, "build", "upstream-src"))
+        found = sorted(glob.glob(os.path.join(cache, "redis-*", "runtest")))
+        if not found:
+            print(f"run.py: no suite in {cache} (conformance/upstream/fetch.sh gets it); skipped")
+            sys.exit(77)
+        return os.path.dirname(found[-1])
     out = subprocess.run(["bash", os.path.join(HERE, "fetch.sh")], check=True,
                          stdout=subprocess.PIPE, text=True).stdout
     return out.strip().splitlines()[-1]
@@ -289,7 +298,7 @@ def default_keel():
 
 
 def run_suite(args):
-    src = fetch_source()
+    src = fetch_source(not args.no_fetch)
     work = args.work
     prepare_workdir(src, work)
     units = args.files.split(",") if args.files else suite_files(src)
@@ -349,14 +358,14 @@ def rotating_share(units, count):
 def check(args):
     """The guard: runs files against keel-server only and fails when a baseline test of a file
     that ran no longer passes."""
-    baseline = read_list(os.path.join(HERE, "baseline.txt"))
+    baseline = read_list(args.baseline)
     baseline_units = list(dict.fromkeys(unit for unit, _ in baseline))
     if args.files:
         units = args.files.split(",")
     else:
         units = [unit for unit in GUARD_FILES if unit in baseline_units]
         units += rotating_share(baseline_units, args.rotate)
-    src = fetch_source()
+    src = fetch_source(not args.no_fetch)
     prepare_workdir(src, args.work)
     deadline = time.monotonic() + args.budget
     regressions, new_passes, checked, ran = [], [], 0, []
@@ -400,7 +409,7 @@ def check(args):
         for line in regressions:
             log("  " + line)
     print(f"guard: baseline tests of {len(ran)} files: {', '.join(ran)}")
-    print(f"upstream: {checked - len(regressions)} passed, {len(regressions)} failed")
+    print(f"upstream: {checked - len(regressions)} passed, {len(regressions)} failed", flush=True)
     return 1 if regressions else 0
 
 
@@ -444,7 +453,11 @@ def main():
                         help="--check: seconds after which no further file is started")
     parser.add_argument("--rotate", type=int, default=2,
                         help="--check: files of the rotating share")
+    parser.add_argument("--baseline", default=os.path.join(HERE, "baseline.txt"),
+                        help="--check: the list of tests that must pass")
     parser.add_argument("--update-baseline", action="store_true")
+    parser.add_argument("--no-fetch", action="store_true",
+                        help="use the suite fetch.sh left; exit 77 (skipped) without one")
     args = parser.parse_args()
     # The servers run in their own working folders: make paths absolute.
     args.keel = os.path.abspath(args.keel) if os.sep in args.keel else args.keel

@@ -106,8 +106,12 @@ def cause(detail):
                       r"for) '([^']*)'", detail, re.I)
     if match:
         return f"missing subcommand {match.group(1).upper()}"
-    if "replication_stream" in detail:
+    if "replication_stream" in detail or "--replica did not connect" in detail:
         return "replication stream (SYNC) not available"
+    if "ERR Invalid command specified" in detail:
+        return "COMMAND GETKEYS of a command Keel does not have"
+    if "to match '*movablekeys*'" in detail:
+        return "COMMAND INFO of a command Keel does not have (movablekeys flag)"
     if not detail:
         return "did not run (an earlier failure ended its server block, or a time limit)"
     return "other: " + detail[:160]

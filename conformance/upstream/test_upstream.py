@@ -97,6 +97,16 @@ class Guard(unittest.TestCase):
 
 
 class Score(unittest.TestCase):
+    def test_causes(self):
+        self.assertEqual(score.cause("ERR unknown command 'sadd', with args beginning with: 's'"),
+                         "missing command SADD")
+        self.assertEqual(score.cause("ERR unknown subcommand or wrong number of arguments for "
+                                     "'loadaof'. Try DEBUG HELP."),
+                         "missing subcommand LOADAOF")
+        self.assertIn("SYNC", score.cause("replication_stream error. Received '-ERR unknown"))
+        self.assertIn("did not run", score.cause(""))
+        self.assertEqual(score.cause("Expected 'a' to equal 'b'"), "other: Expected 'a' to equal 'b'")
+
     def test_check_detects_a_stale_readme(self):
         here = os.path.dirname(os.path.abspath(__file__))
         fresh = score.block(here)
