@@ -24,9 +24,11 @@ Python 3 standard library only.
 import argparse
 import glob
 import os
+import random
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -195,6 +197,23 @@ def number_duplicates(results):
     return numbered
 
 
+def suite_baseport():
+    """A --baseport for runtest whose test server (it listens on the first of baseport-32 ...
+    baseport-1 where that port and the port 10000 above it are free) gets a port that was free a
+    moment ago, so two runs at once (two worktrees, CI) do not both pick the default 21079."""
+    rng = random.Random(os.getpid() ^ time.monotonic_ns())
+    for _ in range(100):
+        port = rng.randrange(20000, 55000)
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+                    probe.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port + 32
+    return 21111  # the suite's default; its own probe still looks for a free port
+
+
 def run_file(work, unit, binary, file_timeout, test_timeout, keep_logs):
     """Runs one suite file against a fresh server; returns (results, notes, seconds)."""
     server = servers.ServerProcess(
@@ -208,7 +227,7 @@ def run_file(work, unit, binary, file_timeout, test_timeout, keep_logs):
         return [], [f"server did not start: {str(error).splitlines()[0]}"], 0.0
     env = dict(os.environ, TERM="dumb")
     argv = ["./runtest", "--host", "127.0.0.1", "--port", str(server.port), "--single", unit,
-            "--timeout", str(test_timeout)] + RUNTEST_FLAGS
+            "--timeout", str(test_timeout), "--baseport", str(suite_baseport())] + RUNTEST_FLAGS
     process = subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                start_new_session=True)
