@@ -463,10 +463,10 @@ def main():
     parser.add_argument("--out", default=HERE, help="where results and summary go")
     parser.add_argument("--work", default=os.path.join(REPO, "build", "upstream-work"))
     parser.add_argument("--file-timeout", type=int,
-                        help="wall time limit of one file, seconds (600; --check: 240)")
+                        help="wall time limit of one file, seconds (600; --check: 300)")
     parser.add_argument("--test-timeout", type=int,
                         help="runtest --timeout: seconds without progress before it gives up "
-                             "(120; --check: 60)")
+                             "(120, as in the full run: a test that waits for blocked clients needs it)")
     parser.add_argument("--keep-logs", help="folder for runtest output and server logs")
     parser.add_argument("--check", action="store_true", help="the baseline guard")
     parser.add_argument("--budget", type=int, default=GUARD_BUDGET_S,
@@ -485,9 +485,9 @@ def main():
     global WORK_PREFIX
     WORK_PREFIX = os.path.abspath(args.work) + os.sep
     if args.file_timeout is None:
-        args.file_timeout = 240 if args.check else 600
+        args.file_timeout = 300 if args.check else 600
     if args.test_timeout is None:
-        args.test_timeout = 60 if args.check else 120
+        args.test_timeout = 120 if args.check else 120
     if args.update_baseline:
         return update_baseline(args)
     for binary in (args.keel,) + (() if args.check else (args.redis,)):

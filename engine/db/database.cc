@@ -418,8 +418,23 @@ Entry* Database::RandomEntry(Rng& rng) {
   KeyTable* table = main_.get();
   if (next_ != nullptr && rng.Below(total) < next_->size()) table = next_.get();
   if (table->size() == 0) table = table == main_.get() ? next_.get() : main_.get();
-  const size_t slot = table->NextOccupied(rng.Below(table->slot_count()));
-  return table->EntryAt(slot);
+  // Sample slots until one is occupied, as Redis's dictGetRandomKey samples buckets: every entry
+  // is equally likely. Taking the next occupied slot after a random one instead favours an entry
+  // after a long empty run (two keys in adjacent slots: one came up 15 times in 16). The load is
+  // at least 0.2 of the home slots outside a shrink, so the tries are few in a big table. A small
+  // one is mostly overflow area (8 homes and their overflow for a couple of keys): past the bound,
+  // the entry of a random rank, found by walking the slots, which is just as fair.
+  constexpr int kTriesMax = 64;
+  for (int i = 0; i < kTriesMax; i++) {
+    if (Entry* entry = table->EntryAt(rng.Below(table->slot_count()))) return entry;
+  }
+  size_t rank = rng.Below(table->size());
+  for (size_t slot = table->NextOccupied(0); slot < table->slot_count();
+       slot = table->NextOccupied(slot + 1)) {
+    if (rank-- == 0) return table->EntryAt(slot);
+  }
+  KEEL_ASSERT(false);  // size() counts the occupied slots
+  return nullptr;
 }
 
 Entry* Database::RandomVolatileEntry(Rng& rng) {
