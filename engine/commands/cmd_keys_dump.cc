@@ -179,8 +179,9 @@ void CmdRestore(CommandContext& context) {
   if (expire_at_ms != kNoExpiry && !options.absttl && context.propagating()) {
     char text[kInt64TextMax];
     const std::string_view at_text(text, FormatInt64(expire_at_ms, text));
-    std::vector<std::string_view> args(context.args.begin(), context.args.end());
-    args[2] = at_text;
+    std::vector<std::string_view> args;
+    args.reserve(context.argc() + 1);
+    for (size_t i = 0; i < context.argc(); i++) args.push_back(i == 2 ? at_text : context.arg(i));
     args.push_back("ABSTTL");
     context.PropagateAs(args);
   }
