@@ -48,6 +48,22 @@ bool IsLoopback(const sockaddr_storage& address) {
   return false;
 }
 
+// A numeric address and port as getaddrinfo resolves them, never by a name lookup (the loop must
+// not block); `passive` for a listener. The caller frees `*found` with freeaddrinfo.
+Status ResolveNumeric(const std::string& address, const std::string& port, bool passive,
+                      addrinfo** found) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+  const int gai = getaddrinfo(address.c_str(), port.c_str(), &hints, found);
+  if (gai != 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  "bad address '" + address + "': " + gai_strerror(gai));
+  }
+  return Status();
+}
+
 }  // namespace
 
 EpollNetwork::~EpollNetwork() {
@@ -97,16 +113,10 @@ void EpollNetwork::Forget(int fd) {
 void EpollNetwork::Watch(int fd, Kind kind) { Register(fd, kind, EPOLLIN); }
 
 Result<ListenerId> EpollNetwork::Listen(const ListenOptions& options) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
   addrinfo* found = nullptr;
   const std::string port = std::to_string(options.port);
-  const int gai = getaddrinfo(options.address.c_str(), port.c_str(), &hints, &found);
-  if (gai != 0) {
-    return Status(StatusCode::kInvalidArgument,
-                  "bad address '" + options.address + "': " + gai_strerror(gai));
+  if (Status status = ResolveNumeric(options.address, port, true, &found); !status.ok()) {
+    return status;
   }
   const std::string where = options.address + ":" + port;
   const int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -278,16 +288,10 @@ bool EpollNetwork::ReportsFailureAsWritable(uint64_t id) const {
 }
 
 Result<ConnId> EpollNetwork::Connect(const ConnectOptions& options) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
   addrinfo* found = nullptr;
   const std::string port = std::to_string(options.port);
-  const int gai = getaddrinfo(options.address.c_str(), port.c_str(), &hints, &found);
-  if (gai != 0) {
-    return Status(StatusCode::kInvalidArgument,
-                  "bad address '" + options.address + "': " + gai_strerror(gai));
+  if (Status status = ResolveNumeric(options.address, port, false, &found); !status.ok()) {
+    return status;
   }
   const std::string where = options.address + ":" + port;
   const int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
