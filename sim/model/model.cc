@@ -201,6 +201,16 @@ std::string_view EncodingName(Encoding encoding) {
       return "embstr";
     case Encoding::kRaw:
       return "raw";
+    case Encoding::kListpack:
+      return "listpack";
+    case Encoding::kQuicklist:
+      return "quicklist";
+    case Encoding::kIntset:
+      return "intset";
+    case Encoding::kHashtable:
+      return "hashtable";
+    case Encoding::kSkiplist:
+      return "skiplist";
   }
   return "?";
 }

@@ -20,8 +20,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <iterator>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,17 +35,30 @@ namespace keel::model {
 
 inline constexpr int64_t kNoExpiry = -1;
 
-enum class ValueType : uint8_t { kString };
+enum class ValueType : uint8_t { kString, kList, kSet, kZSet, kHash };
 
-// How Redis holds a string, as OBJECT ENCODING names it: an integer's text of at most 20 bytes is
-// an int, other values of at most 44 bytes are embstr, longer ones and edited ones (APPEND,
-// SETRANGE) raw.
-enum class Encoding : uint8_t { kInt, kEmbstr, kRaw };
+// How Redis holds a value, as OBJECT ENCODING names it. A string: an integer's text of at most 20
+// bytes is an int, other values of at most 44 bytes are embstr, longer ones and edited ones
+// (APPEND, SETRANGE) raw. The aggregate types' encodings follow their families' rules
+// (model_<family>.cc).
+enum class Encoding : uint8_t {
+  kInt,
+  kEmbstr,
+  kRaw,
+  kListpack,
+  kQuicklist,
+  kIntset,
+  kHashtable,
+  kSkiplist
+};
 
-// One key's value. Families that add types add their representation here.
+// One key's value. Families that add types add their representation here; only the member of
+// `type` is used (the others stay empty, so that == compares values).
 struct Value {
   ValueType type = ValueType::kString;
   std::string string;
+  std::deque<std::string> list;            // ValueType::kList, head first
+  std::set<std::string, std::less<>> set;  // ValueType::kSet
   int64_t expire_at_ms = kNoExpiry;
   Encoding encoding = Encoding::kEmbstr;
   // One of Redis's shared integers 0..9999 (OBJECT REFCOUNT 2147483647), which SET and the
