@@ -100,7 +100,7 @@ void CmdClientGetname(CommandContext& context) {
 }
 
 void CmdClientInfo(CommandContext& context) {
-  context.reply.Verbatim(DescribeClient(context.engine, context.client, context) + "\n");
+  context.reply.Verbatim(DescribeClient(context.server(), context.client, context) + "\n");
 }
 
 void CmdClientList(CommandContext& context) {
@@ -138,14 +138,14 @@ void CmdClientList(CommandContext& context) {
   if (only_ids) {
     // In the order asked, repeats included, as Redis looks each id up in turn.
     for (int64_t id : ids) {
-      Client* client = id > 0 ? context.engine.FindClient(static_cast<uint64_t>(id)) : nullptr;
+      Client* client = id > 0 ? context.server().FindClient(static_cast<uint64_t>(id)) : nullptr;
       if (client == nullptr) continue;
-      text += DescribeClient(context.engine, *client, context);
+      text += DescribeClient(context.server(), *client, context);
       text += '\n';
     }
   } else if (!none) {
-    for (const auto& [id, client] : context.engine.clients()) {
-      text += DescribeClient(context.engine, *client, context);
+    for (const auto& [id, client] : context.server().clients()) {
+      text += DescribeClient(context.server(), *client, context);
       text += '\n';
     }
   }
@@ -265,12 +265,12 @@ void CmdClientKill(CommandContext& context) {
   if (!ParseKillFilter(context, &filter)) return;
   int64_t killed = 0;
   bool kill_me = false;
-  for (const auto& [id, client] : context.engine.clients()) {
+  for (const auto& [id, client] : context.server().clients()) {
     if (!KillMatches(filter, *client, context)) continue;
     if (client.get() == &context.client) {
       kill_me = true;  // closed once this reply is written
     } else {
-      context.engine.RequestClose(client.get());
+      context.server().RequestClose(client.get());
     }
     killed++;
   }
@@ -318,12 +318,12 @@ void CmdClientPause(CommandContext& context) {
     end_ms = static_cast<int64_t>(static_cast<uint64_t>(context.now_ms()) +
                                   static_cast<uint64_t>(timeout_ms));
   }
-  context.engine.PauseClients(mode, end_ms);
+  context.server().PauseClients(mode, end_ms);
   context.reply.Ok();
 }
 
 void CmdClientUnpause(CommandContext& context) {
-  context.engine.UnpauseClients();
+  context.server().UnpauseClients();
   context.reply.Ok();
 }
 

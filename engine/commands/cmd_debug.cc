@@ -43,7 +43,7 @@ int CAtoi(std::string_view text) {
 void DebugHelp(CommandContext& context);
 
 void DebugChangeReplId(CommandContext& context) {
-  context.engine.ChangeReplicationId();
+  context.server().ChangeReplicationId();
   context.reply.Ok();
 }
 
@@ -59,7 +59,7 @@ void DebugError(CommandContext& context) {
 }
 
 void DebugLog(CommandContext& context) {
-  context.engine.Log(LogLevel::kWarning, "DEBUG LOG: " + CText(context.arg(2)));
+  context.server().Log(LogLevel::kWarning, "DEBUG LOG: " + CText(context.arg(2)));
   context.reply.Ok();
 }
 
@@ -67,7 +67,8 @@ void DebugLog(CommandContext& context) {
 // LZF when rdbcompression is on.
 size_t SerializedBytes(const CommandContext& context, const Entry& entry) {
   std::string serialised;
-  SerialiseValue(entry, {.compress = context.engine.config().values().rdbcompression}, &serialised);
+  SerialiseValue(entry, {.compress = context.server().config().values().rdbcompression},
+                 &serialised);
   return serialised.size() - 1;
 }
 
@@ -143,7 +144,7 @@ void DebugPopulate(CommandContext& context) {
 
   // With a size, one zeroed buffer serves every value: each key's text is written over its
   // start and zeroed again after the write.
-  ScratchBuffer padded(context.engine.memory());
+  ScratchBuffer padded(context.server().memory());
   if (!padded.Allocate(static_cast<size_t>(size))) {
     context.reply.Error(errors::kOom);
     return;
@@ -237,7 +238,7 @@ void DebugProtocol(CommandContext& context) {
 }
 
 void DebugSetActiveExpire(CommandContext& context) {
-  context.engine.set_active_expire_enabled(CAtoi(context.arg(2)) != 0);
+  context.server().set_active_expire_enabled(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
 }
 
@@ -249,13 +250,13 @@ void DebugQuicklistPackedThreshold(CommandContext& context) {
     context.reply.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb");
     return;
   }
-  context.engine.set_quicklist_packed_threshold_bytes(
+  context.server().set_quicklist_packed_threshold_bytes(
       bytes == 0 ? Engine::kQuicklistPackedThresholdDefault : bytes);
   context.reply.Ok();
 }
 
 void DebugSetSkipChecksumValidation(CommandContext& context) {
-  context.engine.set_skip_checksum_validation(CAtoi(context.arg(2)) != 0);
+  context.server().set_skip_checksum_validation(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
 }
 
@@ -268,7 +269,7 @@ void DebugSleep(CommandContext& context) {
   // A termination signal ends the sleep early, as it interrupts Redis's nanosleep, and the server
   // then shuts down at once instead of after the sleep.
   if (micros >= 1.0 && micros < 9.2e18) {
-    context.engine.env().Wait(static_cast<int64_t>(micros), nullptr, 0);
+    context.server().env().Wait(static_cast<int64_t>(micros), nullptr, 0);
   }
   context.reply.Ok();
 }
@@ -280,7 +281,7 @@ void DebugStringmatchTest(CommandContext& context) {
   constexpr size_t kBytesMax = 32;
   char text[kBytesMax];
   char pattern[kBytesMax];
-  Rng& rng = context.engine.rng();
+  Rng& rng = context.server().rng();
   uint64_t matches = 0;
   for (int cycle = 0; cycle < kCycles; cycle++) {
     const size_t text_size = rng.Next() % kBytesMax;
@@ -295,7 +296,7 @@ void DebugStringmatchTest(CommandContext& context) {
 }
 
 void DebugPauseCron(CommandContext& context) {
-  context.engine.set_cron_paused(CAtoi(context.arg(2)) != 0);
+  context.server().set_cron_paused(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
 }
 

@@ -32,7 +32,7 @@ bool PayloadIsValid(const CommandContext& context, std::string_view payload) {
       reinterpret_cast<const unsigned char*>(payload.data() + payload.size() - kFooterBytes);
   const uint16_t version = static_cast<uint16_t>(footer[0] | footer[1] << 8);
   if (version > rdb::kVersion) return false;
-  if (context.engine.skip_checksum_validation()) return true;
+  if (context.skip_checksum_validation()) return true;
   uint64_t crc = 0;
   for (int i = 0; i < 8; i++) crc |= static_cast<uint64_t>(footer[2 + i]) << (8 * i);
   return Crc64(0, payload.data(), payload.size() - 8) == crc;
@@ -45,7 +45,7 @@ void CmdDump(CommandContext& context) {
     return;
   }
   std::string payload;
-  SerialiseValue(*entry, {.compress = context.engine.config().values().rdbcompression}, &payload);
+  SerialiseValue(*entry, {.compress = context.config().rdbcompression}, &payload);
   AppendFooter(&payload);
   context.reply.Bulk(payload);
 }
@@ -164,7 +164,7 @@ void CmdRestore(CommandContext& context) {
     // Restored already expired: the replaced key is deleted, and nothing is added.
     if (existed) {
       context.keyspace.Delete(db, key, hash, events::kDel);
-      PropagateAsDel(context, key, context.engine.config().values().lazyfree_lazy_server_del);
+      PropagateAsDel(context, key, context.config().lazyfree_lazy_server_del);
     }
     context.reply.Ok();
     return;

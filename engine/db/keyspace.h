@@ -29,7 +29,6 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/memory.h"
 #include "engine/base/rng.h"
 #include "engine/db/database.h"
 #include "engine/db/keyspace_observer.h"
@@ -37,6 +36,7 @@
 #include "engine/db/notify.h"
 #include "engine/db/propagation.h"
 #include "engine/db/slab.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/base/memory.h"
 #include "engine/env/env.h"
+#include "engine/env/memory.h"
+#include "engine/resp/output_buffer.h"
 #include "engine/resp/reply_builder.h"
 #include "engine/resp/request_parser.h"
-#include "engine/server/output_buffer.h"
 #include "engine/server/query_buffer.h"
 
 namespace keel {

@@ -6,9 +6,10 @@
 
 #include "engine/base/limits.h"
 #include "engine/base/numbers.h"
-#include "engine/commands/context.h"
 #include "engine/db/expiry.h"
 #include "engine/db/notify.h"
+#include "engine/registry/errors.h"
+#include "engine/server/command_context.h"
 
 namespace keel {
 namespace {

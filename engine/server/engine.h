@@ -22,18 +22,18 @@
 #include <vector>
 
 #include "engine/base/limits.h"
-#include "engine/base/memory.h"
 #include "engine/base/rng.h"
-#include "engine/commands/registry.h"
 #include "engine/db/database.h"
 #include "engine/db/eviction.h"
 #include "engine/db/keyspace.h"
 #include "engine/env/env.h"
+#include "engine/env/memory.h"
+#include "engine/registry/registry.h"
+#include "engine/resp/output_buffer.h"
 #include "engine/server/call_frame.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
 #include "engine/server/latency.h"
-#include "engine/server/output_buffer.h"
 #include "engine/server/slowlog.h"
 #include "engine/server/stats.h"
 

@@ -39,7 +39,7 @@ MUTATIONS = [
         "name": "resend-from-chunk-start-after-short-write",
         "why": "after a short write the rest of the chunk is sent from its start: bytes out of "
                "order in a pipeline's replies",
-        "file": "engine/server/output_buffer.cc",
+        "file": "engine/resp/output_buffer.cc",
         "find": "slices[count++] = ConstSlice{chunk->data() + skip, chunk->used - skip};",
         "replace": "slices[count++] = ConstSlice{chunk->data(), chunk->used - skip};",
     },
@@ -96,7 +96,7 @@ MUTATIONS = [
     {
         "name": "reply-memory-accounting-drift",
         "why": "freeing a large block forgets a byte, so what the engine holds drifts from the allocations",
-        "file": "engine/base/memory.h",
+        "file": "engine/env/memory.h",
         "find": '    held_bytes_ -= bytes;\n',
         "replace": '    held_bytes_ -= bytes - (bytes > 4096);\n',
     },
