@@ -3,6 +3,10 @@
 #include <cctype>
 #include <climits>
 
+#include "engine/base/assert.h"
+#include "engine/registry/command_spec.h"
+#include "engine/registry/registry.h"
+
 namespace keel::model {
 namespace {
 
@@ -22,18 +26,6 @@ bool ArityAccepts(int arity, size_t argc) {
   const auto count = static_cast<int64_t>(argc);
   return arity >= 0 ? count == arity : count >= -arity;
 }
-
-// Containers: commands whose first argument names a subcommand. Their own arity is -2.
-constexpr Command kContainers[] = {{"client", -2, 0, nullptr}, {"object", -2, 0, nullptr}};
-
-const Command* FindContainer(std::string_view lower_name) {
-  for (const Command& container : kContainers) {
-    if (container.name == lower_name) return &container;
-  }
-  return nullptr;
-}
-
-bool IsContainer(std::string_view lower_name) { return FindContainer(lower_name) != nullptr; }
 
 }  // namespace
 
@@ -61,14 +53,34 @@ void Model::SwapDatabases(int first, int second) {
 }
 
 void Model::Add(std::span<const Command> commands) {
-  for (const Command& command : commands) commands_.emplace(std::string(command.name), command);
+  const Registry& registry = Registry::Builtin();
+  for (Command command : commands) {
+    const CommandSpec* spec = registry.FindByFullName(command.name);
+    // A model of a command the engine does not define is a mistake in the model's table.
+    KEEL_ASSERT(spec != nullptr && !spec->is_container());
+    command.arity = spec->arity;
+    if (spec->flags & kCmdWrite) command.flags |= kWrite;
+    if (spec->flags & kCmdDenyOom) command.flags |= kDenyOom;
+    commands_.emplace(std::string(command.name), command);
+    if (spec->parent != nullptr && !containers_.contains(spec->parent->name)) {
+      // The container itself: the model replies its arity error when no subcommand is given.
+      containers_.emplace(spec->parent->name, Command{.name = spec->parent->name,
+                                                      .flags = 0,
+                                                      .run = nullptr,
+                                                      .arity = spec->parent->arity});
+    }
+  }
+}
+
+bool Model::IsContainer(std::string_view lower_name) const {
+  return containers_.contains(lower_name);
 }
 
 const Command* Model::Find(std::span<const std::string> args) const {
   if (args.empty()) return nullptr;
   std::string name = Lower(args[0]);
-  if (const Command* container = FindContainer(name)) {
-    if (args.size() < 2) return container;
+  if (auto container = containers_.find(name); container != containers_.end()) {
+    if (args.size() < 2) return &container->second;
     name += "|" + Lower(args[1]);
   }
   auto it = commands_.find(name);

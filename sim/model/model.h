@@ -1,10 +1,12 @@
 // Model: the reference model of Keel's command semantics, deliberately simple and separate from
 // the engine.
 //
-// It shares no code with engine/ beyond the RESP value type: the keyspace is a std::map per
-// database, commands are plain functions over it written from Redis's documented behaviour, and
-// nothing is optimised. The simulator's oracle (sim/simulator/oracle.h) runs it beside the engine
-// and checks every reply; RapidCheck tests and the command fuzz harness can run it the same way.
+// It shares no code with engine/ beyond the RESP value type and the command facts of the
+// registry (names, arity, flags: written once, in the engine's CommandDefs): the keyspace is a
+// std::map per database, commands are plain functions over it written from Redis's documented
+// behaviour, and nothing is optimised. The simulator's oracle (sim/simulator/oracle.h) runs it
+// beside the engine and checks every reply; RapidCheck tests and the command fuzz harness can run
+// it the same way.
 //
 // Expiry follows Redis: a key is gone once the command time is past its expiry (now > expire_at,
 // so a key is still there during its expiry millisecond), and the model removes an expired key
@@ -115,22 +117,27 @@ struct Call {
 };
 
 enum CommandFlag : uint32_t {
+  // From the registry (Redis's write and denyoom flags), filled in when the model adds a command.
   kWrite = 1 << 0,
   kDenyOom = 1 << 1,  // refused while used memory is above maxmemory
-  // Allocates memory (keyspace or transient): when the environment refuses, the command has an
-  // OOM outcome (Context::allocation_refused) that the oracle may have to pick instead of the
-  // normal one.
+  // The model's own: the command allocates memory (keyspace or transient), so when the
+  // environment refuses, the command has an OOM outcome (Context::allocation_refused) that the
+  // oracle may have to pick instead of the normal one.
   kAllocates = 1 << 2,
 };
 
 // Databases the model holds unless told otherwise (Redis's default "databases").
 inline constexpr int kDatabasesDefault = 16;
 
+// One command the model knows. A family's table gives the name, the model's own flags
+// (kAllocates) and the function; the command's facts (arity, write, denyoom, whether it is a
+// container of subcommands) come from the engine's registry, their only source, when the model
+// adds the table. COMMAND INFO's conformance cases hold those facts to redis-server's.
 struct Command {
   std::string_view name;  // lower case; "client|id" for a subcommand
-  int arity;              // Redis's convention: n exactly, -n at least n
-  uint32_t flags;
+  uint32_t flags;         // the table's: kAllocates; the model adds kWrite and kDenyOom
   Expected (*run)(Call& call);
+  int arity = 0;  // Redis's convention: n exactly, -n at least n (from the registry)
 };
 
 class Model {
@@ -175,10 +182,12 @@ class Model {
 
  private:
   void Add(std::span<const Command> commands);
+  bool IsContainer(std::string_view lower_name) const;
   Expected Reject(std::span<const std::string> args, const Command* command) const;
 
   std::vector<KeyTable> databases_;
   std::map<std::string, Command, std::less<>> commands_;
+  std::map<std::string, Command, std::less<>> containers_;
   uint64_t maxmemory_bytes_ = 0;
   bool shared_integers_ = true;
 };

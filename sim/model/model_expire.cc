@@ -115,15 +115,15 @@ Expected Persist(Call& call) {
 }
 
 constexpr Command kCommands[] = {
-    {"expire", -3, kWrite | kAllocates, Expire},
-    {"pexpire", -3, kWrite | kAllocates, Pexpire},
-    {"expireat", -3, kWrite | kAllocates, Expireat},
-    {"pexpireat", -3, kWrite | kAllocates, Pexpireat},
-    {"ttl", 2, 0, Ttl},
-    {"pttl", 2, 0, Pttl},
-    {"expiretime", 2, 0, Expiretime},
-    {"pexpiretime", 2, 0, Pexpiretime},
-    {"persist", 2, kWrite | kAllocates, Persist},
+    {"expire", kAllocates, Expire},
+    {"pexpire", kAllocates, Pexpire},
+    {"expireat", kAllocates, Expireat},
+    {"pexpireat", kAllocates, Pexpireat},
+    {"ttl", 0, Ttl},
+    {"pttl", 0, Pttl},
+    {"expiretime", 0, Expiretime},
+    {"pexpiretime", 0, Pexpiretime},
+    {"persist", kAllocates, Persist},
 };
 
 }  // namespace
