@@ -353,9 +353,11 @@ void Keyspace::Evict(int db, std::string_view key) {
   BeforeChange(db, key, hash);
   stats_.evicted_keys++;
   for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
-  Announce(db, events::kEvicted, key);
   PropagateDeletion(db, key, settings_.lazyfree_lazy_eviction);
+  // As Redis's performEvictions: the key is deleted, then "evicted" is announced, so that an
+  // observer sees the memory the eviction freed. The caller's key outlives the entry.
   database.Erase(key, hash);
+  Announce(db, events::kEvicted, key);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -247,7 +247,8 @@ class Keyspace {
   // lookups, and the active expiry cycle): counts expired_keys, announces "expired", propagates
   // DEL (UNLINK with lazyfree-lazy-expire). Not a change for the dirty counter, as in Redis.
   void DeleteExpired(int db, std::string_view key, uint64_t hash);
-  // The one place where eviction deletes a key: evicted_keys, "evicted", DEL (or UNLINK).
+  // The one place where eviction deletes a key: evicted_keys, DEL (or UNLINK), then "evicted"
+  // once it is gone. `key` must not point into the entry (the evictor passes its own copy).
   void Evict(int db, std::string_view key);
 
   // --- Access tracking ------------------------------------------------------------------

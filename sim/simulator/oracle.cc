@@ -145,12 +145,60 @@ std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
   return {};
 }
 
-Oracle::Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes)
+Oracle::Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes,
+               std::string_view maxmemory_policy)
     : engine_(engine),
       env_(env),
       trace_(trace),
+      maxmemory_bytes_(maxmemory_bytes),
+      maxmemory_policy_(maxmemory_policy),
       model_(static_cast<int>(engine.settings().databases)) {
   model_.set_maxmemory_bytes(static_cast<uint64_t>(maxmemory_bytes));
+  // Redis shares the integers 0..9999 unless a policy needs each key's own access clock
+  // (MAXMEMORY_FLAG_NO_SHARED_INTEGERS: the LRU and LFU policies, with maxmemory set).
+  const bool per_key_clock = maxmemory_policy_.find("lru") != std::string::npos ||
+                             maxmemory_policy_.find("lfu") != std::string::npos;
+  model_.set_shared_integers(maxmemory_bytes == 0 || !per_key_clock);
+}
+
+void Oracle::BeforeKeyChange(const Database& /*db*/, std::string_view /*key*/, uint64_t /*hash*/) {
+  used_before_change_ = engine_.memory().used_bytes_total();
+}
+
+void Oracle::KeyEventFired(int db_index, uint32_t /*type_class*/, std::string_view event,
+                           std::string_view key) {
+  if (event != "evicted" || !failure_.empty()) return;
+  evictions_++;
+  const std::string where = "the engine evicted " + std::string(key) + " from db " +
+                            std::to_string(db_index) + " (maxmemory " +
+                            std::to_string(maxmemory_bytes_) + " " + maxmemory_policy_ + ")";
+  if (maxmemory_policy_ == "noeviction") {
+    Fail(where + ", which never evicts");
+    return;
+  }
+  if (used_before_change_ <= static_cast<size_t>(maxmemory_bytes_)) {
+    Fail(where + " while it used " + std::to_string(used_before_change_) +
+         " bytes, within the limit");
+    return;
+  }
+  model::KeyTable& table = model_.db(db_index);
+  auto it = table.find(key);
+  if (it == table.end()) {
+    Fail(where + ", a key the model does not hold");
+    return;
+  }
+  if (maxmemory_policy_.starts_with("volatile-") && it->second.expire_at_ms == model::kNoExpiry) {
+    Fail(where + ", a key without a TTL");
+    return;
+  }
+  table.erase(it);
+  // Evictions run before the command they make room for (Redis's processCommand): its OOM
+  // refusal depends on what is used after them. (The engine stops after 64 * (tenacity + 1)
+  // evictions per command and then lets the command run; a run's few dozen keys never reach
+  // that.)
+  if (running_.record != nullptr) {
+    running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
+  }
 }
 
 ConnectionRecord& Oracle::Open(SimClientId id, uint64_t client_id) {
@@ -168,6 +216,7 @@ ConnectionRecord* Oracle::Find(SimClientId id) {
 void Oracle::Forget(SimClientId id) {
   KEEL_ASSERT(running_.record == nullptr || running_.record->id != id);
   records_.erase(id);
+  scans_.Drop(id);
 }
 
 void Oracle::Sent(SimClientId id, std::vector<std::string> args) {
@@ -296,9 +345,15 @@ void Oracle::AfterCommand(const Client& client) {
   const int db = record.session.db;
   model::Expected expected = RunModel(record);
   trace_.Record(TraceKind::kExecute, record.id, record.executed, DescribeArgs(running_.args));
+  const int64_t now_ms = running_.context.now_ms;
+  const uint64_t scan_iteration =
+      record.cut ? 0
+                 : scans_.Executed(record.id, record.executed, db, running_.args, model_, now_ms);
+  const bool swapdb = !running_.args.empty() && model::EqualsIgnoreCase(running_.args[0], "swapdb");
+  scans_.AfterCommand(model_, now_ms, swapdb);
   if (!record.cut) {
     record.replies.push_back(PendingReply{std::move(expected), record.executed,
-                                          std::move(running_.args), running_.context.now_ms, db});
+                                          std::move(running_.args), now_ms, db, scan_iteration});
   }
   running_ = Running{};
 }
@@ -322,6 +377,14 @@ void Oracle::Received(SimClientId id, const RespValue& actual, std::string_view 
          std::to_string(pending.now_ms) + " ms: " + DescribeArgs(pending.args) +
          "\n  expected: " + pending.expected.ToString() + "\n  actual:   " + actual.ToString());
     return;
+  }
+  if (pending.scan_iteration != 0) {
+    std::string failure = scans_.Replied(pending.scan_iteration, actual, &record->scan_next);
+    if (!failure.empty()) {
+      Fail(std::move(failure));
+      return;
+    }
+    record->scan_next_iteration = record->scan_next.empty() ? 0 : pending.scan_iteration;
   }
   record->replies.pop_front();
 }
