@@ -48,6 +48,13 @@ class CommandContext {
   // Do not propagate this command itself: what it ran inside it is propagated instead.
   void PreventPropagation() { engine.current_call().prevent_propagation = true; }
 
+  // Whether this command may block its client (BLPOP and friends, once they exist). Not inside
+  // a transaction or a script: there a blocking command acts as its non-blocking form and
+  // replies at once (its timeout as if expired), as Redis's CLIENT_DENY_BLOCKING.
+  bool may_block() const {
+    return (engine.current_call().flags & (kCallInMulti | kCallFromScript)) == 0;
+  }
+
   Engine& engine;
   Keyspace& keyspace;
   Client& client;
@@ -70,6 +77,7 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
+inline constexpr std::string_view kNoMulti = "ERR Command not allowed inside a transaction";
 }  // namespace errors
 
 // "ERR wrong number of arguments for 'config|set' command".
@@ -133,5 +141,6 @@ void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
 void RegisterDiagnosticCommands(Registry& registry);     // TIME, MONITOR, SLOWLOG, LATENCY
 void RegisterDebugCommands(Registry& registry);          // DEBUG
+void RegisterMultiCommands(Registry& registry);          // MULTI, EXEC, DISCARD, WATCH, UNWATCH
 
 }  // namespace keel

@@ -26,6 +26,7 @@ void Registry::AddBuiltins() {
   RegisterIntrospectionCommands(*registry);
   RegisterDiagnosticCommands(*registry);
   RegisterDebugCommands(*registry);
+  RegisterMultiCommands(*registry);
 }
 
 const Registry& Registry::Builtin() {
