@@ -60,6 +60,15 @@ bool Expected::Matches(const RespValue& actual) const {
     case Kind::kOneOf:
       return std::any_of(alternatives.begin(), alternatives.end(),
                          [&](const Expected& one) { return one.Matches(actual); });
+    case Kind::kArrayOf: {
+      if (actual.type != RespType::kArray || actual.elements.size() != alternatives.size()) {
+        return false;
+      }
+      for (size_t i = 0; i < alternatives.size(); i++) {
+        if (!alternatives[i].Matches(actual.elements[i])) return false;
+      }
+      return true;
+    }
   }
   return false;
 }
@@ -79,6 +88,11 @@ std::string Expected::ToString() const {
       for (const Expected& one : alternatives)
         text += (text.empty() ? "" : " or ") + one.ToString();
       return "one of: " + text;
+    }
+    case Kind::kArrayOf: {
+      std::string text;
+      for (const Expected& one : alternatives) text += (text.empty() ? "" : ", ") + one.ToString();
+      return "an array of [" + text + "]";
     }
   }
   return "?";
@@ -128,6 +142,16 @@ Expected BulkSet(std::vector<std::string> strings) {
 
 Expected ScanPage(std::vector<std::string> allowed) {
   return Expected{.kind = Expected::Kind::kScanPage, .strings = std::move(allowed)};
+}
+
+Expected ArrayOf(std::vector<Expected> elements) {
+  return Expected{.kind = Expected::Kind::kArrayOf, .alternatives = std::move(elements)};
+}
+
+Expected NullArray(int resp) {
+  RespValue value;
+  value.type = resp >= 3 ? RespType::kNull : RespType::kNullArray;
+  return Expected{.value = value};
 }
 
 Expected OneOf(std::vector<Expected> alternatives) {
