@@ -239,4 +239,32 @@ MUTATIONS = [
         "find": "  // Redis counts (and so propagates) SWAPDB of a database with itself too.\n  dirty_++;\n",
         "replace": "",
     },
+    # Transactions (engine/commands/cmd_multi.cc, engine/server/watch.h): the oracle checks
+    # EXEC's replies and WATCH's outcomes against the model's transactions.
+    {
+        "name": "watch-missed-on-expiry",
+        "why": "EXEC does not check whether a watched key expired since WATCH (Redis 7.0's "
+               "isWatchedKeyExpired), so a transaction whose key timed out runs",
+        "file": "engine/commands/cmd_multi.cc",
+        "find": "  if (engine.watches().AnyExpired(client)) client.flags |= kClientDirtyCas;\n",
+        "replace": "",
+    },
+    {
+        "name": "exec-not-atomic",
+        "why": "queued commands also run when they are queued, so other clients see (and "
+               "interleave with) a transaction's writes before its EXEC",
+        "file": "engine/server/engine.cc",
+        "find": "    QueueCommand(client, *spec, args);\n    client.commands_processed++;\n",
+        "replace": "    client.reply().set_muted(true);\n    Call(client, *spec, args);\n"
+                   "    client.reply().set_muted(false);\n    QueueCommand(client, *spec, args);\n"
+                   "    client.commands_processed++;\n",
+    },
+    {
+        "name": "queuing-error-does-not-abort",
+        "why": "a command refused while queuing (unknown, wrong arity) does not doom the "
+               "transaction: EXEC runs the rest instead of answering EXECABORT",
+        "file": "engine/server/engine.cc",
+        "find": "  if (client.flags & kClientMulti) client.flags |= kClientDirtyExec;\n",
+        "replace": "",
+    },
 ]
