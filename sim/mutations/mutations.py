@@ -132,8 +132,8 @@ MUTATIONS = [
         "name": "maxmemory-refuses-every-command",
         "why": "over maxmemory, reads are refused too (not only denyoom commands)",
         "file": "engine/server/engine.cc",
-        "find": "if (over && (spec.flags & kCmdDenyOom)) return errors::kOom;",
-        "replace": "if (over) return errors::kOom;",
+        "find": "    if (over && deny) return errors::kOom;",
+        "replace": "    if (over) return errors::kOom;",
     },
     {
         "name": "reset-keeps-the-database",
