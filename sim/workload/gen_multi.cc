@@ -16,9 +16,13 @@ void GenerateMulti(Rng& rng, const KeySpace& space, std::vector<std::string>* ar
     *args = {RandomCase(rng, "exec")};
   } else if (pick < 68) {
     *args = {RandomCase(rng, "discard")};
-  } else if (pick < 92) {
+  } else if (pick < 86) {
     *args = {RandomCase(rng, "watch")};
     AddKeys(rng, space, 3, args);
+  } else if (pick < 94) {
+    // A key that times out within a few steps: watched keys then expire between WATCH and EXEC,
+    // reclaimed or not (both break the transaction).
+    *args = {RandomCase(rng, "pexpire"), RandomKey(rng, space), std::to_string(Between(rng, 1, 8))};
   } else {
     *args = {RandomCase(rng, "unwatch")};
   }
