@@ -51,12 +51,18 @@ ModelShadow::ModelShadow(Engine& engine, sim::SimEnv& env)
 
 bool ModelShadow::Covers(std::span<const std::string> args) const {
   const model::Command* command = model_.Find(args);
-  return command != nullptr && command->run != nullptr;
+  // Transactions are not shadowed: the model would have to see every command queued, covered or
+  // not (the simulator's oracle checks them); what EXEC did is copied from the engine instead.
+  if (command == nullptr || command->run == nullptr) return false;
+  for (std::string_view name : {"multi", "exec", "discard", "watch", "unwatch"}) {
+    if (command->name == name) return false;
+  }
+  return true;
 }
 
 void ModelShadow::Before(const Client& client, std::span<const std::string> args) {
   args_ = args;
-  covered_ = Covers(args);
+  covered_ = Covers(args) && !(client.flags & kClientMulti);
   session_.client_id = client.id();
   session_.db = client.db_index;
   session_.resp = client.reply().resp();

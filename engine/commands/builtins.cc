@@ -22,6 +22,7 @@ void Registry::AddBuiltins() {
   RegisterIntrospectionCommands(*registry);
   RegisterDiagnosticCommands(*registry);
   RegisterDebugCommands(*registry);
+  RegisterMultiCommands(*registry);
 }
 
 const Registry& Registry::Builtin() {

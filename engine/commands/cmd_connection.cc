@@ -143,6 +143,7 @@ void CmdReset(CommandContext& context) {
   Client& client = context.client;
   client.reply().set_resp(2);
   if (client.flags & kClientMonitor) context.server().RemoveMonitor(&client);
+  context.server().DiscardTransaction(client);
   // Redis 7.0.15 keeps CLIENT NO-EVICT across RESET; NO-TOUCH (7.2) is cleared as 7.2 does. A
   // CLIENT REPLY SKIP in force still silences this reply, as in Redis.
   client.flags &= ~(kClientReplyOff | kClientReplySkipNext | kClientNoTouch);

@@ -18,6 +18,12 @@ void CmdTime(CommandContext& context) {
 }
 
 void CmdMonitor(CommandContext& context) {
+  // A transaction's client expects one reply per command, so it cannot turn into a monitor
+  // (Redis checks CLIENT_DENY_BLOCKING, which EXEC sets).
+  if (!context.may_block()) {
+    context.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    return;
+  }
   // A second MONITOR gets no reply at all, as in Redis (which ignores it for a replica).
   if (context.client.flags & kClientMonitor) return;
   context.server().AddMonitor(&context.client);

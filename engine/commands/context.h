@@ -71,5 +71,6 @@ void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
 void RegisterDiagnosticCommands(Registry& registry);     // TIME, MONITOR, SLOWLOG, LATENCY
 void RegisterDebugCommands(Registry& registry);          // DEBUG
+void RegisterMultiCommands(Registry& registry);          // MULTI, EXEC, DISCARD, WATCH, UNWATCH
 
 }  // namespace keel

@@ -1,6 +1,7 @@
 #include "engine/db/keyspace.h"
 
 #include <algorithm>
+#include <string>
 
 namespace keel {
 namespace {
@@ -82,8 +83,9 @@ void Keyspace::AnnounceWrite(int db, std::string_view key, KeyEvent event, bool 
 void Keyspace::UndoCreate(int db, std::string_view key) {
   KEEL_ASSERT(quiet_);
   Database& database = mutable_database(db);
-  const bool erased = database.Erase(key, database.Hash(key));
-  KEEL_ASSERT(erased);
+  // A key named twice in the command was created by its first write and replaced by the second:
+  // the first undo erases it, and each undo uncounts one of its writes.
+  database.Erase(key, database.Hash(key));
   KEEL_ASSERT(dirty_ > 0);
   dirty_--;
 }
@@ -307,6 +309,7 @@ size_t Keyspace::Flush(int db) {
   std::unique_ptr<Database>& slot = databases_[Index(db)];
   const size_t removed = slot->size();
   const uint64_t seed = slot->hash_seed();
+  for (KeyspaceObserver* observer : observers_) observer->DatabaseFlushing(db, *slot);
   for (KeyspaceObserver* observer : observers_) {
     observer->BeforeFlush(&slot);
     if (slot == nullptr) {
@@ -335,15 +338,32 @@ void Keyspace::Swap(int first, int second) {
   for (KeyspaceObserver* observer : observers_) observer->DatabasesSwapped(first, second);
 }
 
+namespace {
+
+// The server's own deletions (expiry, eviction) touch the key once it is gone, as Redis signals
+// after the deletion: WATCH tells a reclaimed key from one given a value by whether it is still
+// there. `key` may view the entry's own bytes, so observers get a copy.
+void EraseAndTouch(const std::vector<KeyspaceObserver*>& observers, Database& database, int db,
+                   std::string_view key, uint64_t hash) {
+  if (observers.empty()) {
+    database.Erase(key, hash);
+    return;
+  }
+  const std::string erased(key);
+  database.Erase(key, hash);
+  for (KeyspaceObserver* observer : observers) observer->KeyTouched(db, erased);
+}
+
+}  // namespace
+
 void Keyspace::DeleteExpired(int db, std::string_view key, uint64_t hash) {
   Database& database = mutable_database(db);
   if (database.Find(key, hash) == nullptr) return;
   BeforeChange(db, key, hash);
   stats_.expired_keys++;
-  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
   Announce(db, events::kExpired, key);
   PropagateDeletion(db, key, settings_.lazyfree_lazy_expire);
-  database.Erase(key, hash);
+  EraseAndTouch(observers_, database, db, key, hash);
 }
 
 void Keyspace::Evict(int db, std::string_view key) {
@@ -352,11 +372,10 @@ void Keyspace::Evict(int db, std::string_view key) {
   if (database.Find(key, hash) == nullptr) return;
   BeforeChange(db, key, hash);
   stats_.evicted_keys++;
-  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
   PropagateDeletion(db, key, settings_.lazyfree_lazy_eviction);
-  // As Redis's performEvictions: the key is deleted, then "evicted" is announced, so that an
-  // observer sees the memory the eviction freed. The caller's key outlives the entry.
-  database.Erase(key, hash);
+  // As Redis's performEvictions: the key is deleted (and touched), then "evicted" is announced,
+  // so that an observer sees the memory the eviction freed. The caller's key outlives the entry.
+  EraseAndTouch(observers_, database, db, key, hash);
   Announce(db, events::kEvicted, key);
 }
 

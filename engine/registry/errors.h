@@ -22,6 +22,7 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
+inline constexpr std::string_view kNoMulti = "ERR Command not allowed inside a transaction";
 }  // namespace errors
 
 // "ERR wrong number of arguments for 'config|set' command".

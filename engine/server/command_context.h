@@ -18,6 +18,7 @@
 #include "engine/env/memory.h"
 #include "engine/registry/command_spec.h"
 #include "engine/resp/reply_builder.h"
+#include "engine/server/call_frame.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
 #include "engine/server/engine.h"
@@ -66,6 +67,13 @@ class CommandContext {
   void ForcePropagation() { engine_.current_call().force_propagation = true; }
   // Do not propagate this command itself: what it ran inside it is propagated instead.
   void PreventPropagation() { engine_.current_call().prevent_propagation = true; }
+
+  // Whether this command may block its client (BLPOP and friends). Not inside a transaction or a
+  // script: there a blocking command acts as its non-blocking form and replies at once (its
+  // timeout as if expired), as Redis's CLIENT_DENY_BLOCKING.
+  bool may_block() const {
+    return (engine_.current_call().flags & (kCallInMulti | kCallFromScript)) == 0;
+  }
 
   // The whole Engine: for the server families only (CLIENT, CONFIG, INFO, DEBUG, ...).
   Engine& server() const { return engine_; }

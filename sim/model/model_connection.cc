@@ -80,6 +80,7 @@ Expected Hello(Call& call) {
 }
 
 Expected Reset(Call& call) {
+  call.model.DiscardTransaction(call.session);
   call.session.db = 0;
   call.session.resp = 2;
   call.session.name.clear();

@@ -79,6 +79,7 @@ Expected ExpireGeneric(Call& call, bool relative, bool seconds, std::string_view
   }
   if (call.context.allocation_refused) return Error(kOomError);
   value->expire_at_ms = when;
+  call.model.MarkWritten(call.session.db, key);  // a write even when the time is the same
   return Integer(1);
 }
 

@@ -187,6 +187,7 @@ Expected Getex(Call& call) {
     }
     if (call.context.allocation_refused) return Error(kOomError);
     value->expire_at_ms = at_ms;
+    call.model.MarkWritten(call.session.db, key);  // a write even when the time is the same
   } else if (options.persist && value->expire_at_ms != kNoExpiry) {
     if (call.context.allocation_refused) return Error(kOomError);
     value->expire_at_ms = kNoExpiry;
@@ -262,6 +263,7 @@ Expected Append(Call& call) {
   }
   if (call.context.allocation_refused) return Error(kOomError);
   *value = EditedString(value->string + tail, value->expire_at_ms);
+  call.model.MarkWritten(call.session.db, key);  // Redis touches it even when nothing is appended
   return Integer(static_cast<int64_t>(value->string.size()));
 }
 

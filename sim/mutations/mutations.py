@@ -69,8 +69,8 @@ MUTATIONS = [
         "name": "select-range-off-by-one",
         "why": "SELECT accepts the index one past the last database",
         "file": "engine/commands/context.cc",
-        "find": "if (*index < 0 || *index >= context.engine.database_count()) {",
-        "replace": "if (*index < 0 || *index > context.engine.database_count()) {",
+        "find": "if (*index < 0 || *index >= context.database_count()) {",
+        "replace": "if (*index < 0 || *index > context.database_count()) {",
     },
     {
         "name": "keepttl-ignored",
@@ -132,8 +132,8 @@ MUTATIONS = [
         "name": "maxmemory-refuses-every-command",
         "why": "over maxmemory, reads are refused too (not only denyoom commands)",
         "file": "engine/server/engine.cc",
-        "find": "if (over && (spec.flags & kCmdDenyOom)) return errors::kOom;",
-        "replace": "if (over) return errors::kOom;",
+        "find": "    if (over && deny) return errors::kOom;",
+        "replace": "    if (over) return errors::kOom;",
     },
     {
         "name": "reset-keeps-the-database",
@@ -262,6 +262,34 @@ MUTATIONS = [
                "the new one are never returned, though present for the whole iteration",
         "file": "engine/db/database.h",
         "find": "  if (next_ != nullptr) VisitRange(*next_, cursor, next, to_end, hash_seed_, visit);\n",
+        "replace": "",
+    },
+    # Transactions (engine/commands/cmd_multi.cc, engine/server/watch.h): the oracle checks
+    # EXEC's replies and WATCH's outcomes against the model's transactions.
+    {
+        "name": "watch-missed-on-expiry",
+        "why": "EXEC does not check whether a watched key expired since WATCH (Redis 7.0's "
+               "isWatchedKeyExpired), so a transaction whose key timed out runs",
+        "file": "engine/commands/cmd_multi.cc",
+        "find": "  if (engine.watches().AnyExpired(client)) client.flags |= kClientDirtyCas;\n",
+        "replace": "",
+    },
+    {
+        "name": "exec-not-atomic",
+        "why": "queued commands also run when they are queued, so other clients see (and "
+               "interleave with) a transaction's writes before its EXEC",
+        "file": "engine/server/engine.cc",
+        "find": "    QueueCommand(client, *spec, args);\n    client.commands_processed++;\n",
+        "replace": "    client.reply().set_muted(true);\n    Call(client, *spec, args);\n"
+                   "    client.reply().set_muted(false);\n    QueueCommand(client, *spec, args);\n"
+                   "    client.commands_processed++;\n",
+    },
+    {
+        "name": "queuing-error-does-not-abort",
+        "why": "a command refused while queuing (unknown, wrong arity) does not doom the "
+               "transaction: EXEC runs the rest instead of answering EXECABORT",
+        "file": "engine/server/engine.cc",
+        "find": "  if (client.flags & kClientMulti) client.flags |= kClientDirtyExec;\n",
         "replace": "",
     },
 ]

@@ -59,6 +59,11 @@ bool ReachesOtherDatabases(const std::vector<std::string>& args) {
          (model::EqualsIgnoreCase(args[0], "move") || model::EqualsIgnoreCase(args[0], "copy"));
 }
 
+// EXEC's commands may reach any database (SELECT inside the transaction).
+bool IsExec(const std::vector<std::string>& args) {
+  return args.size() == 1 && model::EqualsIgnoreCase(args[0], "exec");
+}
+
 bool SameArgs(std::span<const std::string_view> actual, const std::vector<std::string>& sent) {
   if (actual.size() != sent.size()) return false;
   for (size_t i = 0; i < actual.size(); i++) {
@@ -215,6 +220,8 @@ ConnectionRecord* Oracle::Find(SimClientId id) {
 
 void Oracle::Forget(SimClientId id) {
   KEEL_ASSERT(running_.record == nullptr || running_.record->id != id);
+  auto it = records_.find(id);
+  if (it != records_.end()) model_.DropClient(it->second.session.client_id);
   records_.erase(id);
   scans_.Drop(id);
 }
@@ -259,9 +266,14 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   running_.args = std::move(record->sent.front());
   record->sent.pop_front();
   ForgetReclaimed(record->session.db);
-  if (ReachesOtherDatabases(running_.args)) {
+  const bool exec = record->session.multi && IsExec(running_.args);
+  if (ReachesOtherDatabases(running_.args) || exec) {
     for (int i = 0; i < model_.database_count(); i++) ForgetReclaimed(i);
   }
+  // Under a refused allocation each command of an EXEC has two outcomes, which the oracle cannot
+  // tell apart from outside the EXEC: random refusals wait until it is done.
+  running_.exec = exec;
+  if (exec) env_.sim_memory().set_random_refusals_suspended(true);
   running_.context.now_ms = env_.clock().WallUs() / 1000;
   // What maxmemory compares: the memory the engine uses, not the slab pages it holds.
   running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
@@ -290,6 +302,16 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
   model::Session& session = record.session;
   const bool refused = env_.sim_memory().refused_count() != running_.refused_before;
   const model::Command* command = model_.Find(running_.args);
+  if (session.multi && command != nullptr &&
+      model::Model::RoleInMulti(command->name) == model::Model::MultiRole::kQueued) {
+    // Queuing copies the command: a refused copy is an OOM refusal that dooms the transaction,
+    // which the engine's client shows.
+    const Client* client = engine_.FindClient(session.client_id);
+    model::Context context = running_.context;
+    context.allocation_refused = refused && !session.dirty_exec && client != nullptr &&
+                                 (client->flags & kClientDirtyExec) != 0;
+    return model_.Execute(session, running_.args, context);
+  }
   if (!refused || command == nullptr || !(command->flags & model::kAllocates)) {
     return model_.Execute(session, running_.args, running_.context);
   }
@@ -299,6 +321,7 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
   std::vector<model::KeyTable> before;
   for (int i = 0; i < model_.database_count(); i++) before.push_back(model_.db(i));
   const model::Session saved_session = session;
+  const model::Model::WatchState saved_watches = model_.watch_state();
   model::Context refused_context = running_.context;
   refused_context.allocation_refused = true;
   model::Expected refused_reply = model_.Execute(session, running_.args, refused_context);
@@ -309,7 +332,9 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
     model_.db(i) = before[static_cast<size_t>(i)];
   }
   const model::Session refused_session = session;
+  model::Model::WatchState refused_watches = model_.watch_state();
   session = saved_session;
+  model_.set_watch_state(saved_watches);
   model::Expected expected = model_.Execute(session, running_.args, running_.context);
   const std::string difference = ChangedKeysDiffer(before);
   if (difference.empty()) {
@@ -320,6 +345,7 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
     model_.db(i) = std::move(refused_state[static_cast<size_t>(i)]);
   }
   session = refused_session;
+  model_.set_watch_state(std::move(refused_watches));
   if (!refused_difference.empty()) {
     Fail("connection " + std::to_string(record.id) + " command #" +
          std::to_string(record.executed) + " " + DescribeArgs(running_.args) +
@@ -330,6 +356,7 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
 
 void Oracle::CommandPostponed(const Client& client) {
   // The command did not run: it is again the next one its client is waiting for.
+  if (running_.exec) env_.sim_memory().set_random_refusals_suspended(false);
   if (running_.record == nullptr || !failure_.empty()) return;
   KEEL_ASSERT(running_.record->id == client.conn());
   running_.record->sent.push_front(std::move(running_.args));
@@ -337,6 +364,7 @@ void Oracle::CommandPostponed(const Client& client) {
 }
 
 void Oracle::AfterCommand(const Client& client) {
+  if (running_.exec) env_.sim_memory().set_random_refusals_suspended(false);
   if (running_.record == nullptr || !failure_.empty()) return;
   ConnectionRecord& record = *running_.record;
   KEEL_ASSERT(record.id == client.conn());

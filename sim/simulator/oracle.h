@@ -111,6 +111,7 @@ class Oracle final : public CommandObserver, public KeyspaceObserver {
     std::vector<std::string> args;
     model::Context context;
     uint64_t refused_before = 0;
+    bool exec = false;  // an EXEC of a transaction: random memory refusals are suspended
   };
   model::Expected RunModel(ConnectionRecord& record);
   // A key that expired at a moment the engine has seen (before wall_ms_max) may have been
