@@ -45,8 +45,7 @@ void Keyspace::RemoveObserver(KeyspaceObserver* observer) {
   KEEL_ASSERT(removed == 1);
 }
 
-void Keyspace::SetCommandTime(int64_t command_time_ms) {
-  command_time_ms_ = command_time_ms;
+void Keyspace::SetAccessClocks(int64_t command_time_ms) {
   // Redis's LRU clock: seconds, 24 bits; LFU's decrement clock: minutes, 16 bits.
   access_clock_.lru_clock = static_cast<uint32_t>(command_time_ms / 1000) & 0xffffff;
   access_clock_.lfu_minutes = static_cast<uint32_t>(command_time_ms / 60000) & 0xffff;
@@ -55,8 +54,7 @@ void Keyspace::SetCommandTime(int64_t command_time_ms) {
 // ---------------------------------------------------------------------------------------------
 // Bookkeeping around every write.
 
-void Keyspace::BeforeChange(int db, std::string_view key, uint64_t hash) {
-  if (observers_.empty()) return;
+void Keyspace::NotifyBeforeChange(int db, std::string_view key, uint64_t hash) {
   const Database& database = *databases_[Index(db)];
   for (KeyspaceObserver* observer : observers_) observer->BeforeKeyChange(database, key, hash);
 }
@@ -66,12 +64,6 @@ void Keyspace::Announce(int db, KeyEvent event, std::string_view key) {
   for (KeyspaceObserver* observer : observers_) {
     observer->KeyEventFired(db, event.type_class, event.name, key);
   }
-}
-
-void Keyspace::Changed(int db, std::string_view key, KeyEvent event, bool created) {
-  dirty_++;
-  if (quiet_ || observers_.empty()) return;
-  AnnounceWrite(db, key, event, created);
 }
 
 void Keyspace::AnnounceWrite(int db, std::string_view key, KeyEvent event, bool created) {
@@ -118,50 +110,18 @@ const Entry* Keyspace::Peek(int db, std::string_view key, uint64_t hash) const {
   return databases_[Index(db)]->FindConst(key, hash);
 }
 
-const Entry* Keyspace::Lookup(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
-  Entry* entry = mutable_database(db).Find(key, hash);
-  if (entry != nullptr && decides_expiry_ && IsExpired(*entry, command_time_ms_)) {
-    // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
-    // Redis then leaves the key for after the pause).
-    if (!writes_paused_) DeleteExpired(db, key, hash);
-    entry = nullptr;
-  }
-  if (entry != nullptr) {
-    if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
-    stats_.keyspace_hits++;
-    return entry;
-  }
+const Entry* Keyspace::LookupMissed(int db, std::string_view key, uint64_t hash, LookupFlag flags,
+                                    Entry* expired) {
+  // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
+  // Redis then leaves the key for after the pause).
+  if (expired != nullptr && !writes_paused_) DeleteExpired(db, key, hash);
   stats_.keyspace_misses++;
   if (!(flags & kLookupNoNotify)) Announce(db, events::kKeyMiss, key);
   return nullptr;
 }
 
-Entry* Keyspace::LookupWrite(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
-  Entry* entry = mutable_database(db).Find(key, hash);
-  if (entry != nullptr && decides_expiry_ && IsExpired(*entry, command_time_ms_)) {
-    if (!writes_paused_) DeleteExpired(db, key, hash);
-    return nullptr;
-  }
-  if (entry == nullptr) return nullptr;
-  if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
-  BeforeChange(db, key, hash);
-  return entry;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Writes.
-
-Database::SetOutcome Keyspace::SetString(int db, std::string_view key, uint64_t hash,
-                                         std::string_view value, int64_t expire_at_ms,
-                                         ObjectEncoding encoding, KeyEvent event) {
-  BeforeChange(db, key, hash);
-  const Database::SetOutcome outcome =
-      mutable_database(db).SetString(key, hash, value, expire_at_ms, encoding);
-  if (outcome != Database::SetOutcome::kOutOfMemory) {
-    Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
-  }
-  return outcome;
-}
 
 Database::SetOutcome Keyspace::Restore(int db, std::string_view key, uint64_t hash,
                                        std::string_view value, int64_t expire_at_ms,
@@ -395,11 +355,7 @@ uint32_t Keyspace::LfuCounter(const Entry& entry) const {
   return periods > counter ? 0 : counter - periods;
 }
 
-void Keyspace::TouchEntry(Entry& entry) {
-  if (!settings_.lfu()) {
-    entry.set_access_clock(access_clock_.lru_clock);
-    return;
-  }
+void Keyspace::TouchLfu(Entry& entry) {
   uint32_t counter = LfuCounter(entry);
   // LFULogIncr: the counter grows with probability 1 / ((counter - LFU_INIT_VAL) * factor + 1).
   if (counter < 255) {

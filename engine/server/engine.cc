@@ -304,24 +304,24 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   if (AuthRequired(client) && !(spec.flags & kCmdNoAuth)) return errors::kNoAuth;
   const bool in_multi = (client.flags & kClientMulti) != 0;
   if (in_multi && (spec.flags & kCmdNoMulti)) return errors::kNoMulti;
-  const uint32_t flags = EffectiveFlags(client, spec);
   // With a memory limit, every command first evicts what the policy allows (not while writes
   // are paused: evicting is writing); only commands that may grow memory are refused when that
-  // is not enough (Redis's processCommand and performEvictions).
-  if (settings().maxmemory > 0) {
-    const bool over = writes_paused()
-                          ? memory_.used_bytes_total() > static_cast<size_t>(settings().maxmemory)
-                          : PerformEvictions() == EvictionResult::kFailed;
+  // is not enough (Redis's processCommand and performEvictions). Within the limit there is
+  // nothing to evict or refuse: the request path's common case costs one sum and a compare.
+  const int64_t maxmemory = settings().maxmemory;
+  if (maxmemory > 0 && memory_.used_bytes_total() > static_cast<size_t>(maxmemory)) {
+    const bool over = writes_paused() || PerformEvictions() == EvictionResult::kFailed;
     // Queuing takes memory too: inside MULTI every command is refused but those that end the
     // transaction or the connection (EXEC only when one of its commands is denyoom).
     const MultiRole role = RoleInMulti(spec);
-    const bool deny = (flags & kCmdDenyOom) ||
+    const bool deny = (EffectiveFlags(client, spec) & kCmdDenyOom) ||
                       (in_multi && role != MultiRole::kExec && role != MultiRole::kOomExempt);
     if (over && deny) return errors::kOom;
   }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
-  if ((client.flags & kClientMonitor) && (flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
+  if ((client.flags & kClientMonitor) &&
+      (EffectiveFlags(client, spec) & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
     return errors::kReplicaKeyspace;
   }
   return {};
@@ -394,7 +394,9 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
   // before it are only unknown commands. As Redis's processCommand, before the lookup and every
   // other check: a "POST" or "Host:" command closes the connection without a reply, and the
   // commands after it in the same read never run (the Server stops at a client closing).
-  if (EqualsIgnoreCase(args[0], "post") || EqualsIgnoreCase(args[0], "host:")) {
+  const size_t name_bytes = args[0].size();
+  if ((name_bytes == 4 && EqualsIgnoreCase(args[0], "post")) ||
+      (name_bytes == 5 && EqualsIgnoreCase(args[0], "host:"))) {
     AbortCrossProtocolClient(client);
     return ExecuteResult::kDone;
   }
@@ -422,7 +424,7 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
     RejectCommand(client, *spec, args, refusal);
     return ExecuteResult::kDone;
   }
-  if (PausedFor(client, *spec)) {
+  if (pause_mode_ != PauseMode::kNone && PausedFor(client, *spec)) {
     client.last_command = spec;  // CLIENT LIST shows the command it waits with
     return ExecuteResult::kPostponed;
   }
