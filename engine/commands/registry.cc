@@ -21,6 +21,8 @@ void Registry::AddBuiltins() {
   RegisterStringCommands(*registry);
   RegisterStringCounterCommands(*registry);
   RegisterLcsCommands(*registry);
+  RegisterListCommands(*registry);
+  RegisterListMoveCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);
