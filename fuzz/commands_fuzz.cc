@@ -27,12 +27,14 @@ class Choices {
 // The words commands are built from: real names and options so that commands get past arity and
 // parsing, plus implausible values (empty, huge numbers, binary) so that error paths run too.
 constexpr std::string_view kCommands[] = {
-    "get",    "set",    "del",     "exists", "dbsize",   "flushdb",     "flushall",
-    "select", "ping",   "echo",    "hello",  "reset",    "auth",        "client",
-    "info",   "config", "command", "quit",   "shutdown", "nosuch",      "SET",
-    "GeT",    "setnx",  "setex",   "psetex", "getex",    "getdel",      "getset",
-    "mget",   "mset",   "msetnx",  "append", "strlen",   "getrange",    "setrange",
-    "substr", "incr",   "decr",    "incrby", "decrby",   "incrbyfloat", "lcs",
+    "get",         "set",       "del",      "exists", "dbsize",  "flushdb", "flushall", "select",
+    "ping",        "echo",      "hello",    "reset",  "auth",    "client",  "info",     "config",
+    "command",     "quit",      "shutdown", "nosuch", "SET",     "GeT",     "setnx",    "setex",
+    "psetex",      "getex",     "getdel",   "getset", "mget",    "mset",    "msetnx",   "append",
+    "strlen",      "getrange",  "setrange", "substr", "incr",    "decr",    "incrby",   "decrby",
+    "incrbyfloat", "lcs",       "lpush",    "rpush",  "lpushx",  "rpushx",  "lpop",     "rpop",
+    "llen",        "lindex",    "lrange",   "lset",   "linsert", "lrem",    "ltrim",    "lpos",
+    "lmove",       "rpoplpush", "lmpop",
 };
 constexpr std::string_view kWords[] = {
     "k0",
@@ -96,6 +98,15 @@ constexpr std::string_view kWords[] = {
     "inf",
     "-0",
     "1e308",
+    "LEFT",
+    "RIGHT",
+    "BEFORE",
+    "AFTER",
+    "RANK",
+    "COUNT",
+    "MAXLEN",
+    "-2",
+    "4096",
 };
 
 std::string Word(Choices& choices) {

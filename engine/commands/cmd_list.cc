@@ -376,9 +376,11 @@ void CmdLpos(CommandContext& context) {
   LposOptions options;
   if (!ParseLposOptions(context, &options)) return;
   const bool from_tail = options.rank < 0;
-  // LONG_MIN's magnitude does not fit either: no list has that many matches.
-  const uint64_t rank =
-      from_tail ? 0 - static_cast<uint64_t>(options.rank) : static_cast<uint64_t>(options.rank);
+  // Redis negates a negative rank in a long: LONG_MIN stays negative, so every match counts as
+  // reaching it, as rank -1 does.
+  const uint64_t rank = !from_tail                  ? static_cast<uint64_t>(options.rank)
+                        : options.rank == INT64_MIN ? 1
+                                                    : static_cast<uint64_t>(-options.rank);
   const bool with_count = options.count != -1;
   const Entry* entry = nullptr;
   if (!LookupListForRead(context, context.arg(1), &entry)) return;

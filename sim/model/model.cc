@@ -54,6 +54,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(ScanCommands());
   Add(ObjectCommands());
   Add(ConnectionCommands());
+  Add(ListCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

@@ -75,6 +75,17 @@ class List {
   // Removes `count` elements from index `start` (start + count <= size()): pops, LTRIM.
   void EraseRange(MemoryAccountant& memory, size_t start, size_t count);
 
+  // Every element, head to tail, as a view valid during the call (DIGEST, the checkers).
+  template <typename Visit>
+  void ForEachElement(Visit&& visit) const {
+    if (empty()) return;
+    Position at = Seek(0);
+    listpack::Element element;
+    do {
+      Read(at, &element);
+      visit(element.view());
+    } while (Next(&at));
+  }
   // The nodes' listpacks in order (the RDB serialiser writes them as they are).
   template <typename Visit>
   void ForEachNode(Visit&& visit) const {

@@ -219,13 +219,7 @@ void SerialiseList(const List& list, bool compress, std::string* out) {
 }
 
 void DigestList(const List& list, DigestBuilder& digest) {
-  if (list.empty()) return;
-  List::Position at = list.Seek(0);
-  listpack::Element element;
-  do {
-    list.Read(at, &element);
-    digest.Mix(element.view());
-  } while (list.Next(&at));
+  list.ForEachElement([&](std::string_view element) { digest.Mix(element); });
 }
 
 bool IsListRdbType(uint8_t rdb_type) {
