@@ -22,6 +22,7 @@ using testing::Ok;
 
 class ListCommandsTest : public testing::CommandTest {
  protected:
+  void SetUp() override { StartEngine(testing::ConfigWith({{"enable-debug-command", "yes"}})); }
   RespValue Range(std::string_view key) { return Run({"lrange", key, "0", "-1"}); }
   static RespValue Bulks(std::initializer_list<const char*> items) {
     RespValue array = Array({});
@@ -154,7 +155,10 @@ TEST_F(ListCommandsTest, GenericCommandsOnLists) {
   ASSERT_EQ(dump.type, RespType::kBulkString);
   EXPECT_EQ(Run({"restore", "n", "0", dump.text}), Ok());
   EXPECT_EQ(Range("n"), Bulks({"a", "b", "c"}));
-  EXPECT_EQ(Run({"debug", "digest-value", "n"}), Run({"debug", "digest-value", "r"}));
+  const RespValue digest = Run({"debug", "digest-value", "n"});
+  ASSERT_EQ(digest.type, RespType::kArray);
+  EXPECT_EQ(digest, Run({"debug", "digest-value", "r"}));
+  EXPECT_NE(digest, Run({"debug", "digest-value", "c"}));
   EXPECT_EQ(Run({"move", "n", "1"}), Int(1));
   EXPECT_EQ(Run({"scan", "0", "type", "list"}).elements[1].elements.size(), 2u);
   EXPECT_EQ(Run({"del", "r", "c"}), Int(2));
@@ -195,6 +199,28 @@ TEST_F(ListCommandsTest, RefusedMemoryLeavesListsAsTheyWere) {
   EXPECT_EQ(Range("l"), before);
   EXPECT_EQ(Run({"exists", "new", "other"}), Int(0));
   EXPECT_TRUE(engine_->keyspace().CheckInvariants());
+}
+
+TEST_F(ListCommandsTest, DigestIsRedisDigest) {
+  // redis-server 7.0: RPUSH dl a b c 1; DEBUG DIGEST-VALUE dl (the integer is mixed as text).
+  Run({"rpush", "dl", "a", "b", "c", "1"});
+  EXPECT_EQ(Run({"debug", "digest-value", "dl"}),
+            Array({RespValue::Simple("e093abdde6c4844ba87b7ed2172d25e2334a432b")}));
+}
+
+TEST_F(ListCommandsTest, DebugObjectReportsTheQuicklistAsRedisDoes) {
+  // redis-server 7.0: CONFIG SET list-max-listpack-size 5; RPUSH small 1..12; LINSERT small
+  // AFTER 3 x; DEBUG OBJECT small: "... ql_nodes:4 ql_avg_node:3.25 ql_listpack_max:5
+  // ql_compressed:0 ql_uncompressed_size:55" (serializedlength:64).
+  EXPECT_EQ(Run({"config", "set", "list-max-listpack-size", "5"}), Ok());
+  Run({"rpush", "small", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"});
+  EXPECT_EQ(Run({"linsert", "small", "after", "3", "x"}), Int(13));
+  const std::string line = Run({"debug", "object", "small"}).text;
+  EXPECT_NE(line.find(" encoding:quicklist serializedlength:64 "), std::string::npos) << line;
+  EXPECT_NE(line.find(" ql_nodes:4 ql_avg_node:3.25 ql_listpack_max:5 ql_compressed:0 "
+                      "ql_uncompressed_size:55"),
+            std::string::npos)
+      << line;
 }
 
 }  // namespace
