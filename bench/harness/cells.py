@@ -65,6 +65,13 @@ def _memory_cell(keys, label, reps, window):
                 {"keys": keys, "value_bytes": 64, "settle_window_s": window}, reps)
 
 
+# One list of `elements` members of 16 bytes (issue 13's cell): bytes per element, settled.
+def _list_memory_cell(elements, label, reps, window):
+    return Cell(f"mem-list-{label}", "memory", ("RPUSH", "LLEN"),
+                {"kind": "list", "keys": elements, "value_bytes": 16,
+                 "settle_window_s": window}, reps)
+
+
 def _callgrind_cells(requests_p32, requests_p1, reps):
     cells = []
     for pipeline, requests in ((32, requests_p32), (1, requests_p1)):
@@ -93,7 +100,8 @@ def _bigreq_cells(mset_bytes, set_bytes, reps):
 def full_plan():
     return (_profile_cells(1_000_000, 1_000_000, 3) +
             _ycsb_cells(1_000_000, 1_000_000, 3) +
-            [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30)] +
+            [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30),
+             _list_memory_cell(1_000_000, "1M", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +
             _bigreq_cells(100_000_000, 512 << 20, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])

@@ -17,6 +17,8 @@ void Registry::AddBuiltins() {
   RegisterStringCommands(*registry);
   RegisterStringCounterCommands(*registry);
   RegisterLcsCommands(*registry);
+  RegisterListCommands(*registry);
+  RegisterListMoveCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

@@ -24,6 +24,7 @@
 #include "engine/commands/scratch.h"
 #include "engine/db/digest.h"
 #include "engine/db/keyspace.h"
+#include "engine/db/types/list.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -91,6 +92,23 @@ void DebugDigestValue(CommandContext& context) {
   }
 }
 
+// The quicklist fields Redis adds for a list: nodes, elements per node, the fill the list was
+// made with, whether nodes are compressed (Keel's never are; this follows list-compress-depth
+// as configured now, where Redis keeps the depth the list was made with) and the listpacks'
+// bytes. Returns the characters appended at `line` + `used`.
+int AppendQuicklistFields(const CommandContext& context, const Entry& entry, char* line, int used,
+                          size_t size) {
+  const auto& list = *static_cast<const List*>(EntryObject(entry));
+  size_t listpack_bytes = 0;
+  list.ForEachNode([&](const unsigned char*, size_t bytes) { listpack_bytes += bytes; });
+  const double average = static_cast<double>(list.size()) / static_cast<double>(list.node_count());
+  const int compressed = context.config().list_compress_depth != 0 ? 1 : 0;
+  return std::snprintf(line + used, size - static_cast<size_t>(used),
+                       " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d "
+                       "ql_uncompressed_size:%zu",
+                       list.node_count(), average, list.fill(), compressed, listpack_bytes);
+}
+
 // DEBUG OBJECT key: Redis's line with the fields Keel has. The key is found as it is stored,
 // expired or not, without touching it or counting a lookup, as Redis's dictFind does. "Value at"
 // is the key's hash where Redis prints the object's address: a pointer value would make the
@@ -102,8 +120,8 @@ void DebugObject(CommandContext& context) {
     context.reply.Error("ERR no such key");
     return;
   }
-  char line[256];
-  const int length =
+  char line[512];
+  int length =
       std::snprintf(line, sizeof(line),
                     "Value at:0x%llx refcount:%lld encoding:%.*s serializedlength:%zu lru:%u "
                     "lru_seconds_idle:%lld",
@@ -112,6 +130,8 @@ void DebugObject(CommandContext& context) {
                     static_cast<int>(EncodingNameOf(*entry).size()), EncodingNameOf(*entry).data(),
                     SerializedBytes(context, *entry), entry->access_clock(),
                     static_cast<long long>(context.keyspace.IdleTimeMs(*entry) / 1000));
+  if (entry->type() == ValueType::kList)
+    length += AppendQuicklistFields(context, *entry, line, length, sizeof(line));
   context.reply.SimpleString(std::string_view(line, static_cast<size_t>(length)));
 }
 

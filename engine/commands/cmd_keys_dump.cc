@@ -9,6 +9,7 @@
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
+#include "engine/db/types/list_rdb.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -118,6 +119,64 @@ uint32_t RestoredAccessClock(const CommandContext& context, const RestoreOptions
   return clock.Initial();
 }
 
+// A value read from a payload: a string's bytes, or an object-typed value's structure (owned
+// here until stored or discarded).
+struct LoadedValue {
+  ValueType type = ValueType::kString;
+  std::string string;
+  void* object = nullptr;
+
+  void Discard(MemoryAccountant& memory) {
+    if (type == ValueType::kList && object != nullptr) {
+      List::Destroy(static_cast<List*>(object), memory);
+    }
+    object = nullptr;
+  }
+};
+
+// Reads the value's type byte and the value. False after replying: "Bad data format" for a
+// type Keel does not read (as Redis refuses one it does not know) or a malformed value, the OOM
+// error when memory was refused.
+bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded) {
+  uint8_t type = 0;
+  if (!reader.ReadByte(&type)) {
+    context.reply.Error("ERR Bad data format");
+    return false;
+  }
+  if (type == rdb::kTypeString) {
+    if (reader.ReadString(&loaded->string, UINT32_MAX)) return true;
+  } else if (IsListRdbType(type)) {
+    const int fill = List::ClampFill(context.config().list_max_listpack_size);
+    List* list = nullptr;
+    const LoadOutcome outcome = LoadList(type, reader, fill, context.memory(), &list);
+    if (outcome == LoadOutcome::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return false;
+    }
+    if (outcome == LoadOutcome::kLoaded) {
+      loaded->type = ValueType::kList;
+      loaded->object = list;
+      return true;
+    }
+  }
+  context.reply.Error("ERR Bad data format");
+  return false;
+}
+
+// Stores what LoadValue read as `key`; on kOutOfMemory the loaded value is discarded.
+Database::SetOutcome StoreLoaded(CommandContext& context, std::string_view key, uint64_t hash,
+                                 LoadedValue* loaded, int64_t expire_at_ms, uint32_t access_clock) {
+  const int db = context.db_index();
+  if (loaded->type == ValueType::kString) {
+    return context.keyspace.Restore(db, key, hash, loaded->string, expire_at_ms, access_clock);
+  }
+  const Database::SetOutcome outcome =
+      context.keyspace.RestoreObject(db, key, hash, loaded->type, ObjectEncoding::kQuicklist,
+                                     loaded->object, expire_at_ms, access_clock);
+  if (outcome == Database::SetOutcome::kOutOfMemory) loaded->Discard(context.memory());
+  return outcome;
+}
+
 // RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency].
 void CmdRestore(CommandContext& context) {
   RestoreOptions options;
@@ -146,15 +205,8 @@ void CmdRestore(CommandContext& context) {
   // Redis's loader reads from the whole payload, footer included: a value that claims a few bytes
   // more than it has takes them from the footer, as there.
   rdb::Reader reader(payload);
-  uint8_t type = 0;
-  std::string value;
-  // Only strings have a serialised form Keel reads yet: other types' payloads are refused as
-  // Redis refuses a type it does not know.
-  if (!reader.ReadByte(&type) || type != rdb::kTypeString ||
-      !reader.ReadString(&value, UINT32_MAX)) {
-    context.reply.Error("ERR Bad data format");
-    return;
-  }
+  LoadedValue loaded;
+  if (!LoadValue(context, reader, &loaded)) return;
   int64_t expire_at_ms = kNoExpiry;
   if (ttl > 0) {
     expire_at_ms = options.absttl ? ttl : RelativeToAbsolute(ttl, context.now_ms());
@@ -162,6 +214,7 @@ void CmdRestore(CommandContext& context) {
   const bool existed = options.replace && context.keyspace.LookupWrite(db, key, hash) != nullptr;
   if (expire_at_ms != kNoExpiry && context.keyspace.ExpiryIsPast(expire_at_ms)) {
     // Restored already expired: the replaced key is deleted, and nothing is added.
+    loaded.Discard(context.memory());
     if (existed) {
       context.keyspace.Delete(db, key, hash, events::kDel);
       PropagateAsDel(context, key, context.config().lazyfree_lazy_server_del);
@@ -169,9 +222,8 @@ void CmdRestore(CommandContext& context) {
     context.reply.Ok();
     return;
   }
-  if (context.keyspace.Restore(db, key, hash, value, expire_at_ms,
-                               RestoredAccessClock(context, options)) ==
-      Database::SetOutcome::kOutOfMemory) {
+  if (StoreLoaded(context, key, hash, &loaded, expire_at_ms,
+                  RestoredAccessClock(context, options)) == Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
   }

@@ -66,6 +66,8 @@ void RegisterObjectCommands(Registry& registry);  // OBJECT
 void RegisterStringCommands(Registry& registry);
 void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, ...
 void RegisterLcsCommands(Registry& registry);
+void RegisterListCommands(Registry& registry);
+void RegisterListMoveCommands(Registry& registry);  // LMOVE, RPOPLPUSH, LMPOP
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND

@@ -99,6 +99,17 @@ void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event) {
   Changed(db, key, event, false);
 }
 
+void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes) {
+  if (changes == 0) {
+    if (quiet_) return;
+    for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+    Announce(db, event, key);
+    return;
+  }
+  dirty_ += changes - 1;
+  Changed(db, key, event, false);
+}
+
 void Keyspace::PropagateDeletion(int db, std::string_view key, bool lazy) {
   propagation_.Add(db, {lazy ? "UNLINK" : "DEL", key});
 }
@@ -135,6 +146,45 @@ Database::SetOutcome Keyspace::Restore(int db, std::string_view key, uint64_t ha
   database.Find(key, hash)->set_access_clock(access_clock);
   Changed(db, key, events::kRestore, true);
   return outcome;
+}
+
+Database::SetOutcome Keyspace::SetObject(int db, std::string_view key, uint64_t hash,
+                                         ValueType type, ObjectEncoding encoding, void* object,
+                                         int64_t expire_at_ms, KeyEvent event, uint64_t changes) {
+  BeforeChange(db, key, hash);
+  const Database::SetOutcome outcome =
+      mutable_database(db).SetObject(key, hash, type, encoding, object, expire_at_ms);
+  if (outcome == Database::SetOutcome::kOutOfMemory) return outcome;
+  KEEL_ASSERT(changes >= 1);
+  dirty_ += changes - 1;
+  Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
+  return outcome;
+}
+
+Database::SetOutcome Keyspace::RestoreObject(int db, std::string_view key, uint64_t hash,
+                                             ValueType type, ObjectEncoding encoding, void* object,
+                                             int64_t expire_at_ms, uint32_t access_clock) {
+  BeforeChange(db, key, hash);
+  Database& database = mutable_database(db);
+  const Database::SetOutcome outcome =
+      database.SetObject(key, hash, type, encoding, object, expire_at_ms);
+  if (outcome == Database::SetOutcome::kOutOfMemory) return outcome;
+  database.Find(key, hash)->set_access_clock(access_clock);
+  Changed(db, key, events::kRestore, true);
+  return outcome;
+}
+
+void Keyspace::DeleteEmptied(int db, std::string_view key, uint64_t hash) {
+  Database& database = mutable_database(db);
+  KEEL_ASSERT(database.Find(key, hash) != nullptr);
+  BeforeChange(db, key, hash);
+  // Announced first: `key` may be a view of the entry's own bytes, which Erase frees.
+  if (!quiet_) {
+    for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+    Announce(db, events::kDel, key);
+  }
+  const bool erased = database.Erase(key, hash);
+  KEEL_ASSERT(erased);
 }
 
 Entry* Keyspace::PrepareString(int db, std::string_view key, std::string_view value,

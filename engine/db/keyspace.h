@@ -235,6 +235,20 @@ class Keyspace {
   // adds the restored one); one change. On kOutOfMemory nothing changed.
   Database::SetOutcome Restore(int db, std::string_view key, uint64_t hash, std::string_view value,
                                int64_t expire_at_ms, uint32_t access_clock);
+  // Makes `key` hold the object-typed value `object` (see Database::SetObject), replacing what
+  // it held: announced as `event` (after "new" when created), counting `changes` changes, as
+  // Redis's dirty counter counts one per element an LPUSH adds. On kOutOfMemory nothing changed
+  // and the caller still owns `object`.
+  Database::SetOutcome SetObject(int db, std::string_view key, uint64_t hash, ValueType type,
+                                 ObjectEncoding encoding, void* object, int64_t expire_at_ms,
+                                 KeyEvent event, uint64_t changes);
+  // RESTORE of an object-typed value: as Restore, with the entry owning `object` on success.
+  Database::SetOutcome RestoreObject(int db, std::string_view key, uint64_t hash, ValueType type,
+                                     ObjectEncoding encoding, void* object, int64_t expire_at_ms,
+                                     uint32_t access_clock);
+  // Deletes `key`, whose aggregate value the command emptied (Redis deletes an empty list, set,
+  // ...): announced as "del" but not counted, as the command counted its own changes.
+  void DeleteEmptied(int db, std::string_view key, uint64_t hash);
   // Removes every key of `db` (FLUSHDB), of every database (FlushAll). Returns the keys removed,
   // which is what the dirty counter grows by.
   size_t Flush(int db);
@@ -248,6 +262,9 @@ class Keyspace {
   // After a command changed a LookupWrite entry in place: counts the change, touches the key
   // and announces `event`.
   void KeyChanged(int db, std::string_view key, KeyEvent event);
+  // The same counting `changes` changes: several (LREM's removals, LTRIM's), or none (an LTRIM
+  // that removed nothing still touches the key and announces "ltrim", but is not propagated).
+  void KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes);
   // DEBUG POPULATE's write (Redis's bare dbAdd): stores the string `value` as `key`, which
   // holds no live value, announcing "new" only and counting no change. False on refused memory.
   bool Populate(int db, std::string_view key, uint64_t hash, std::string_view value);

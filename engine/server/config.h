@@ -77,6 +77,10 @@ struct ConfigValues {
   uint32_t notify_keyspace_classes = 0;
   // LZF for strings of more than 20 bytes in DUMP payloads and RDB files.
   bool rdbcompression = true;
+  // A new list's nodes (engine/db/types/list.h): bytes (-1..-5) or elements per node; and how
+  // many nodes at each end stay uncompressed (accepted; Keel's nodes stay uncompressed).
+  int64_t list_max_listpack_size = -2;
+  int64_t list_compress_depth = 0;
 };
 
 enum class ConfigKind : uint8_t {

@@ -50,6 +50,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(ObjectCommands());
   Add(ConnectionCommands());
   Add(MultiCommands());
+  Add(ListCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

@@ -276,6 +276,7 @@ std::span<const Command> ScanCommands();        // model_scan.cc
 std::span<const Command> ObjectCommands();      // model_object.cc
 std::span<const Command> ConnectionCommands();  // model_connection.cc
 std::span<const Command> MultiCommands();       // model_multi.cc
+std::span<const Command> ListCommands();        // model_list.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // Redis's string2ll: optional '-', no leading zeros or spaces, within int64.

@@ -27,7 +27,9 @@ Expected Exists(Call& call) {
 }
 
 Expected Type(Call& call) {
-  return Simple(call.Lookup(call.args[1]) != nullptr ? "string" : "none");
+  const Value* value = call.Lookup(call.args[1]);
+  if (value == nullptr) return Simple("none");
+  return Simple(value->type == ValueType::kList ? "list" : "string");
 }
 
 // RENAME and RENAMENX: the same name twice is a no-op once the key is known to exist; the value

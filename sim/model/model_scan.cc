@@ -72,8 +72,15 @@ Expected Scan(Call& call) {
       return Error(kSyntaxError);
     }
   }
-  if (!use_type || EqualsIgnoreCase(type, "string")) {
-    return ScanPage(LiveMatching(call, pattern, use_pattern));
+  if (!use_type) return ScanPage(LiveMatching(call, pattern, use_pattern));
+  const bool list = EqualsIgnoreCase(type, "list");
+  if (list || EqualsIgnoreCase(type, "string")) {
+    std::vector<std::string> typed;
+    for (std::string& key : LiveMatching(call, pattern, use_pattern)) {
+      const bool is_list = call.db().at(key).type == ValueType::kList;
+      if (is_list == list) typed.push_back(std::move(key));
+    }
+    return ScanPage(std::move(typed));
   }
   std::vector<std::string> expired;
   if (EqualsIgnoreCase(type, "none")) {

@@ -292,4 +292,28 @@ MUTATIONS = [
         "find": "  if (client.flags & kClientMulti) client.flags |= kClientDirtyExec;\n",
         "replace": "",
     },
+    # The list family (engine/commands/cmd_list.cc and list_access.cc).
+    {
+        "name": "lrem-negative-count-from-head",
+        "why": "LREM with a negative count removes from the head (and without its limit) instead "
+               "of the given number of matches from the tail",
+        "file": "engine/commands/cmd_list.cc",
+        "find": "  const bool from_tail = wanted < 0;\n",
+        "replace": "  const bool from_tail = false;\n",
+    },
+    {
+        "name": "emptied-list-kept",
+        "why": "a pop that takes a list's last element leaves an empty list under the key "
+               "instead of deleting it, as Redis does",
+        "file": "engine/commands/list_access.cc",
+        "find": "  if (list->empty()) context.keyspace.DeleteEmptied(db, key, hash);\n",
+        "replace": "  if (list->empty() && hash == 0) context.keyspace.DeleteEmptied(db, key, hash);\n",
+    },
+    {
+        "name": "lpos-rank-off-by-one",
+        "why": "LPOS RANK n answers the match after the n-th",
+        "file": "engine/commands/cmd_list.cc",
+        "find": "++matches >= rank) {",
+        "replace": "++matches > rank) {",
+    },
 ]

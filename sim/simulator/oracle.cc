@@ -4,6 +4,8 @@
 
 #include "engine/db/database.h"
 #include "engine/db/entry.h"
+#include "engine/db/types/list.h"
+#include "engine/db/value_ops.h"
 
 namespace keel::sim {
 namespace {
@@ -25,7 +27,25 @@ std::string_view EncodingOf(const Entry& entry) {
   }
 }
 
+// A list's elements, head first (the oracle compares lists element by element).
+std::deque<std::string> ListElements(const Entry& entry) {
+  std::deque<std::string> elements;
+  static_cast<const List*>(EntryObject(entry))->ForEachElement([&](std::string_view element) {
+    elements.emplace_back(element);
+  });
+  return elements;
+}
+
+std::string DescribeList(const std::deque<std::string>& elements) {
+  std::string text = "a list of " + std::to_string(elements.size()) + " [";
+  for (size_t i = 0; i < elements.size() && i < 8; i++) {
+    text += (i > 0 ? " \"" : "\"") + EscapeBytes(elements[i], 20) + "\"";
+  }
+  return text + (elements.size() > 8 ? " ...]" : "]");
+}
+
 std::string DescribeValue(const model::Value& value) {
+  if (value.type == model::ValueType::kList) return DescribeList(value.list);
   std::string text = "\"" + EscapeBytes(value.string, 60) + "\" (" +
                      std::string(model::EncodingName(value.encoding)) +
                      (value.shared ? ", shared)" : ")");
@@ -35,6 +55,7 @@ std::string DescribeValue(const model::Value& value) {
 }
 
 std::string DescribeEntry(const Entry& entry) {
+  if (entry.type() == ValueType::kList) return DescribeList(ListElements(entry));
   if (entry.type() != ValueType::kString) return "a non-string value";
   std::string text = "\"" + EscapeBytes(entry.value(), 60) + "\" (" +
                      std::string(EncodingOf(entry)) +
@@ -46,6 +67,10 @@ std::string DescribeEntry(const Entry& entry) {
 // The engine's entry holds what the model's value says: bytes, expiry and encoding (OBJECT
 // ENCODING and REFCOUNT report the last).
 bool SameValue(const Entry& entry, const model::Value& value) {
+  if (entry.type() == ValueType::kList || value.type == model::ValueType::kList) {
+    return entry.type() == ValueType::kList && value.type == model::ValueType::kList &&
+           entry.expire_at_ms() == value.expire_at_ms && ListElements(entry) == value.list;
+  }
   return entry.type() == ValueType::kString && value.type == model::ValueType::kString &&
          entry.value() == value.string && entry.expire_at_ms() == value.expire_at_ms &&
          EncodingOf(entry) == model::EncodingName(value.encoding) &&

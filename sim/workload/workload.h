@@ -66,5 +66,6 @@ void GenerateCounter(Rng& rng, const KeySpace& space, std::vector<std::string>* 
 void GenerateExpire(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateScan(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateMulti(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 
 }  // namespace keel::workload
