@@ -146,8 +146,8 @@ MUTATIONS = [
         "name": "lazy-expiry-keeps-the-key",
         "why": "an expired key found by a lookup is reported gone but left in the table",
         "file": "engine/db/keyspace.cc",
-        "find": "    // Redis then leaves the key for after the pause).\n    if (!writes_paused_) DeleteExpired(db, key, hash);\n",
-        "replace": "    // Redis then leaves the key for after the pause).\n",
+        "find": "  if (expired != nullptr && !writes_paused_) DeleteExpired(db, key, hash);\n",
+        "replace": "",
     },
     {
         "name": "counter-drops-expiry",

@@ -69,9 +69,19 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", help="run only these mutations")
     parser.add_argument("--workdir", default=os.path.join(ROOT, "build", "mutations"))
+    parser.add_argument("--check-snippets", action="store_true",
+                        help="only check that every snippet occurs once in the sources (ctest)")
     args = parser.parse_args()
 
     mutations = [m for m in MUTATIONS if not args.only or m["name"] in args.only]
+    if args.check_snippets:
+        stale = [m for m in mutations
+                 if open(os.path.join(ROOT, m["file"])).read().count(m["find"]) != 1]
+        for mutation in stale:
+            print(f"mutation {mutation['name']}: its snippet does not occur exactly once in "
+                  f"{mutation['file']}: update sim/mutations/mutations.py")
+        print(f"{len(mutations) - len(stale)} of {len(mutations)} mutation snippets are current")
+        return 1 if stale else 0
     source = os.path.join(args.workdir, "src")
     build_dir = os.path.join(args.workdir, "build")
     copy_sources(source)
