@@ -24,9 +24,13 @@ std::string End(Rng& rng) {
 }
 
 // Elements repeat often (LREM, LPOS and LINSERT need matches), are sometimes integers, and now
-// and then large enough (up to 9,000 bytes) to take an 8 KB node of their own.
+// and then large enough (up to 9,000 bytes) to take an 8 KB node of their own, when the plan
+// allows large values at all (not with splits of a few bytes, which would take a 9 KB push longer
+// than the liveness bound allows: seed 1622 of the release sweep).
 std::string Element(Rng& rng, const KeySpace& space) {
-  if (rng.Below(40) == 0) return std::string(1 + rng.Below(9000), 'x');
+  if (space.large_value_per_million > 0 && rng.Below(40) == 0) {
+    return std::string(1 + rng.Below(9000), 'x');
+  }
   if (rng.Below(5) == 0) return RandomStoredValue(rng, space);
   return std::string(1, static_cast<char>('a' + rng.Below(4)));
 }
