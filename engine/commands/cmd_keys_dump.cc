@@ -9,6 +9,8 @@
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
+#include "engine/db/types/set.h"
+#include "engine/db/types/set_ops.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -118,6 +120,38 @@ uint32_t RestoredAccessClock(const CommandContext& context, const RestoreOptions
   return clock.Initial();
 }
 
+// A value of an object type read from a payload, owned here until a key takes it.
+struct LoadedObject {
+  ValueType type = ValueType::kString;
+  ObjectEncoding encoding = ObjectEncoding::kRaw;
+  void* object = nullptr;
+
+  void Free(CommandContext& context) {
+    if (object == nullptr) return;
+    if (type == ValueType::kSet) {
+      SetValue::Destroy(static_cast<SetValue*>(object), context.engine.memory());
+    }
+    object = nullptr;
+  }
+};
+
+// Reads an object-typed value of RDB type `rdb_type`; an unknown type is corrupt.
+LoadStatus LoadObject(CommandContext& context, uint8_t rdb_type, rdb::Reader& reader,
+                      LoadedObject* loaded) {
+  if (rdb_type == rdb::kTypeSet || rdb_type == rdb::kTypeSetIntset) {
+    SetValue* set = nullptr;
+    const auto intset_max =
+        static_cast<size_t>(context.engine.config().values().set_max_intset_entries);
+    const LoadStatus status = LoadSet(rdb_type, reader, intset_max, context.keyspace.rng().Next(),
+                                      context.engine.memory(), &set);
+    if (status == LoadStatus::kLoaded) {
+      *loaded = {ValueType::kSet, SetEncodingOf(*set), set};
+    }
+    return status;
+  }
+  return LoadStatus::kCorrupt;
+}
+
 // RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency].
 void CmdRestore(CommandContext& context) {
   RestoreOptions options;
@@ -148,10 +182,24 @@ void CmdRestore(CommandContext& context) {
   rdb::Reader reader(payload);
   uint8_t type = 0;
   std::string value;
-  // Only strings have a serialised form Keel reads yet: other types' payloads are refused as
-  // Redis refuses a type it does not know.
-  if (!reader.ReadByte(&type) || type != rdb::kTypeString ||
-      !reader.ReadString(&value, UINT32_MAX)) {
+  LoadedObject object;
+  bool loaded = reader.ReadByte(&type);
+  if (loaded && type == rdb::kTypeString) {
+    loaded = reader.ReadString(&value, UINT32_MAX);
+  } else if (loaded) {
+    // A type Keel does not read is refused as Redis refuses a type it does not know.
+    switch (LoadObject(context, type, reader, &object)) {
+      case LoadStatus::kLoaded:
+        break;
+      case LoadStatus::kCorrupt:
+        loaded = false;
+        break;
+      case LoadStatus::kOutOfMemory:
+        context.reply.Error(errors::kOom);
+        return;
+    }
+  }
+  if (!loaded) {
     context.reply.Error("ERR Bad data format");
     return;
   }
@@ -162,6 +210,7 @@ void CmdRestore(CommandContext& context) {
   const bool existed = options.replace && context.keyspace.LookupWrite(db, key, hash) != nullptr;
   if (expire_at_ms != kNoExpiry && context.keyspace.ExpiryIsPast(expire_at_ms)) {
     // Restored already expired: the replaced key is deleted, and nothing is added.
+    object.Free(context);
     if (existed) {
       context.keyspace.Delete(db, key, hash, events::kDel);
       PropagateAsDel(context, key, context.engine.config().values().lazyfree_lazy_server_del);
@@ -169,9 +218,14 @@ void CmdRestore(CommandContext& context) {
     context.reply.Ok();
     return;
   }
-  if (context.keyspace.Restore(db, key, hash, value, expire_at_ms,
-                               RestoredAccessClock(context, options)) ==
-      Database::SetOutcome::kOutOfMemory) {
+  const uint32_t access_clock = RestoredAccessClock(context, options);
+  const Database::SetOutcome outcome =
+      object.object == nullptr
+          ? context.keyspace.Restore(db, key, hash, value, expire_at_ms, access_clock)
+          : context.keyspace.RestoreObject(db, key, hash, object.type, object.encoding,
+                                           object.object, expire_at_ms, access_clock);
+  if (outcome == Database::SetOutcome::kOutOfMemory) {
+    object.Free(context);
     context.reply.Error(errors::kOom);
     return;
   }

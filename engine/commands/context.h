@@ -128,6 +128,7 @@ void RegisterObjectCommands(Registry& registry);  // OBJECT
 void RegisterStringCommands(Registry& registry);
 void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, ...
 void RegisterLcsCommands(Registry& registry);
+void RegisterSetCommands(Registry& registry);
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND

@@ -21,6 +21,7 @@ void Registry::AddBuiltins() {
   RegisterStringCommands(*registry);
   RegisterStringCounterCommands(*registry);
   RegisterLcsCommands(*registry);
+  RegisterSetCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

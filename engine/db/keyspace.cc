@@ -101,8 +101,10 @@ bool Keyspace::Populate(int db, std::string_view key, uint64_t hash, std::string
 
 void Keyspace::Notify(int db, KeyEvent event, std::string_view key) { Announce(db, event, key); }
 
-void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event) {
+void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes) {
   Changed(db, key, event, false);
+  dirty_ += changes;
+  dirty_--;
 }
 
 void Keyspace::PropagateDeletion(int db, std::string_view key, bool lazy) {
@@ -169,6 +171,33 @@ Database::SetOutcome Keyspace::Restore(int db, std::string_view key, uint64_t ha
   // As Redis's tryObjectEncoding leaves a loaded string (an integer text may be shared).
   const Database::SetOutcome outcome =
       database.SetString(key, hash, value, expire_at_ms, StringEncodingFor(value));
+  if (outcome == Database::SetOutcome::kOutOfMemory) return outcome;
+  database.Find(key, hash)->set_access_clock(access_clock);
+  Changed(db, key, events::kRestore, true);
+  return outcome;
+}
+
+Database::SetOutcome Keyspace::SetObject(int db, std::string_view key, uint64_t hash,
+                                         ValueType type, ObjectEncoding encoding, void* object,
+                                         int64_t expire_at_ms, KeyEvent event, uint64_t changes) {
+  BeforeChange(db, key, hash);
+  const Database::SetOutcome outcome =
+      mutable_database(db).SetObject(key, hash, type, encoding, object, expire_at_ms);
+  if (outcome != Database::SetOutcome::kOutOfMemory) {
+    Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
+    dirty_ += changes;
+    dirty_--;
+  }
+  return outcome;
+}
+
+Database::SetOutcome Keyspace::RestoreObject(int db, std::string_view key, uint64_t hash,
+                                             ValueType type, ObjectEncoding encoding, void* object,
+                                             int64_t expire_at_ms, uint32_t access_clock) {
+  BeforeChange(db, key, hash);
+  Database& database = mutable_database(db);
+  const Database::SetOutcome outcome =
+      database.SetObject(key, hash, type, encoding, object, expire_at_ms);
   if (outcome == Database::SetOutcome::kOutOfMemory) return outcome;
   database.Find(key, hash)->set_access_clock(access_clock);
   Changed(db, key, events::kRestore, true);

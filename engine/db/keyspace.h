@@ -203,6 +203,17 @@ class Keyspace {
   // adds the restored one); one change. On kOutOfMemory nothing changed.
   Database::SetOutcome Restore(int db, std::string_view key, uint64_t hash, std::string_view value,
                                int64_t expire_at_ms, uint32_t access_clock);
+  // Makes `key` hold the object-typed value `object` (see Database::SetObject), announced as
+  // `event` (after "new" when it created the key): an aggregate created by its first write (SADD
+  // to a missing key) or stored whole (SINTERSTORE). On kOutOfMemory nothing changed and the
+  // caller still owns `object`.
+  Database::SetOutcome SetObject(int db, std::string_view key, uint64_t hash, ValueType type,
+                                 ObjectEncoding encoding, void* object, int64_t expire_at_ms,
+                                 KeyEvent event, uint64_t changes = 1);
+  // RESTORE of an object-typed value: as Restore, for `object` (owned by the key on success).
+  Database::SetOutcome RestoreObject(int db, std::string_view key, uint64_t hash, ValueType type,
+                                     ObjectEncoding encoding, void* object, int64_t expire_at_ms,
+                                     uint32_t access_clock);
   // Removes every key of `db` (FLUSHDB), of every database (FlushAll). Returns the keys removed,
   // which is what the dirty counter grows by.
   size_t Flush(int db);
@@ -213,9 +224,10 @@ class Keyspace {
   // Announces an event that comes with another write of the same command (SET ... EX announces
   // "expire" after "set"). No change is counted.
   void Notify(int db, KeyEvent event, std::string_view key);
-  // After a command changed a LookupWrite entry in place: counts the change, touches the key
-  // and announces `event`.
-  void KeyChanged(int db, std::string_view key, KeyEvent event);
+  // After a command changed a LookupWrite entry in place: counts the change (`changes` of them:
+  // Redis counts each member an aggregate command added or removed; 0 when a Delete that
+  // follows counts the last one), touches the key and announces `event`.
+  void KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes = 1);
   // DEBUG POPULATE's write (Redis's bare dbAdd): stores the string `value` as `key`, which
   // holds no live value, announcing "new" only and counting no change. False on refused memory.
   bool Populate(int db, std::string_view key, uint64_t hash, std::string_view value);

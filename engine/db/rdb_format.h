@@ -16,6 +16,8 @@ inline constexpr uint16_t kVersion = 10;
 
 // Type bytes (RDB_TYPE_*).
 inline constexpr uint8_t kTypeString = 0;
+inline constexpr uint8_t kTypeSet = 2;
+inline constexpr uint8_t kTypeSetIntset = 11;
 
 // Appends rdbSaveLen's encoding of `length`: 6, 14, 32 or 64 bits.
 void WriteLength(std::string* out, uint64_t length);
@@ -37,6 +39,8 @@ class Reader {
   // `size_max` bytes.
   bool ReadString(std::string* bytes, size_t size_max);
   bool at_end() const { return in_.empty(); }
+  // The bytes left: a bound on how many more values can follow (each takes at least one).
+  size_t remaining() const { return in_.size(); }
 
  private:
   // A length, or a special encoding (`*encoded` true, `*length` the encoding number).

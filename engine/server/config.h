@@ -77,6 +77,8 @@ struct ConfigValues {
   uint32_t notify_keyspace_classes = 0;
   // LZF for strings of more than 20 bytes in DUMP payloads and RDB files.
   bool rdbcompression = true;
+  // Data structure encodings.
+  int64_t set_max_intset_entries = 512;
 };
 
 enum class ConfigKind : uint8_t {

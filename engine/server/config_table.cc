@@ -801,7 +801,7 @@ constexpr ConfigParam kTable[] = {
     Memory("hash-max-listpack-value", 0, "64", 0, kLongMax).Alias("hash-max-ziplist-value"),
     Int("list-max-listpack-size", 0, "-2", kIntMin, kIntMax).Alias("list-max-ziplist-size"),
     Int("list-compress-depth", 0, "0", 0, kIntMax),
-    Int("set-max-intset-entries", 0, "512", 0, kLongMax),
+    Int("set-max-intset-entries", 0, "512", 0, kLongMax, &CV::set_max_intset_entries),
     Int("zset-max-listpack-entries", 0, "128", 0, kLongMax).Alias("zset-max-ziplist-entries"),
     Memory("zset-max-listpack-value", 0, "64", 0, kLongMax).Alias("zset-max-ziplist-value"),
     Memory("hll-sparse-max-bytes", 0, "3000", 0, kLongMax),
