@@ -37,6 +37,22 @@ bool IsContainer(std::string_view lower_name) { return FindContainer(lower_name)
 
 }  // namespace
 
+std::string_view TypeName(ValueType type) {
+  switch (type) {
+    case ValueType::kString:
+      return "string";
+    case ValueType::kList:
+      return "list";
+    case ValueType::kSet:
+      return "set";
+    case ValueType::kZSet:
+      return "zset";
+    case ValueType::kHash:
+      return "hash";
+  }
+  return "none";
+}
+
 KeyTable& Call::db() { return model.db(session.db); }
 
 Value* Call::Lookup(std::string_view key) { return model.Lookup(session.db, key, now_ms()); }
@@ -54,6 +70,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(ScanCommands());
   Add(ObjectCommands());
   Add(ConnectionCommands());
+  Add(SetCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

@@ -27,7 +27,8 @@ Expected Exists(Call& call) {
 }
 
 Expected Type(Call& call) {
-  return Simple(call.Lookup(call.args[1]) != nullptr ? "string" : "none");
+  const Value* value = call.Lookup(call.args[1]);
+  return Simple(value != nullptr ? TypeName(value->type) : "none");
 }
 
 // RENAME and RENAMENX: the same name twice is a no-op once the key is known to exist; the value

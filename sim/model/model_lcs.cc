@@ -71,6 +71,9 @@ Walk LongestCommon(const std::string& a, const std::string& b) {
 Expected Lcs(Call& call) {
   const Value* first = call.Lookup(call.args[1]);
   const Value* second = call.Lookup(call.args[2]);
+  if (IsOtherType(first) || IsOtherType(second)) {
+    return Error("ERR The specified keys must contain string values");
+  }
   const std::string a = first != nullptr ? first->string : "";
   const std::string b = second != nullptr ? second->string : "";
   bool len = false;

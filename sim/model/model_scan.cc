@@ -72,8 +72,15 @@ Expected Scan(Call& call) {
       return Error(kSyntaxError);
     }
   }
-  if (!use_type || EqualsIgnoreCase(type, "string")) {
-    return ScanPage(LiveMatching(call, pattern, use_pattern));
+  if (!use_type) return ScanPage(LiveMatching(call, pattern, use_pattern));
+  for (const ValueType value_type : {ValueType::kString, ValueType::kList, ValueType::kSet,
+                                     ValueType::kZSet, ValueType::kHash}) {
+    if (!EqualsIgnoreCase(type, TypeName(value_type))) continue;
+    std::vector<std::string> typed;
+    for (const std::string& key : LiveMatching(call, pattern, use_pattern)) {
+      if (call.db().at(key).type == value_type) typed.push_back(key);
+    }
+    return ScanPage(std::move(typed));
   }
   std::vector<std::string> expired;
   if (EqualsIgnoreCase(type, "none")) {

@@ -174,6 +174,7 @@ Expected Getex(Call& call) {
   const std::string& key = call.args[1];
   Value* value = call.Lookup(key);
   if (value == nullptr) return call.Null();
+  if (IsOtherType(value)) return Error(kWrongType);
   const Expected reply = Bulk(value->string);
   if (!options.unit.empty()) {
     int64_t at_ms = kNoExpiry;
@@ -197,6 +198,7 @@ Expected Getex(Call& call) {
 Expected Getdel(Call& call) {
   const Value* value = call.Lookup(call.args[1]);
   if (value == nullptr) return call.Null();
+  if (IsOtherType(value)) return Error(kWrongType);
   const Expected reply = Bulk(value->string);
   call.db().erase(call.args[1]);
   return reply;
@@ -205,6 +207,7 @@ Expected Getdel(Call& call) {
 // GETSET: SET key value GET, which also clears the expiry.
 Expected Getset(Call& call) {
   const Value* old = call.Lookup(call.args[1]);
+  if (IsOtherType(old)) return Error(kWrongType);
   const Expected reply = old != nullptr ? Bulk(old->string) : call.Null();
   if (call.context.allocation_refused) return Error(kOomError);
   call.Store(call.args[1], StoredString(call.args[2], kNoExpiry, call.shared_integers()));
@@ -215,7 +218,9 @@ Expected Mget(Call& call) {
   std::vector<RespValue> values;
   for (size_t i = 1; i < call.args.size(); i++) {
     const Value* value = call.Lookup(call.args[i]);
-    values.push_back(value != nullptr ? RespValue::Bulk(value->string) : call.Null().value);
+    // A value of another type reads as missing.
+    values.push_back(value != nullptr && !IsOtherType(value) ? RespValue::Bulk(value->string)
+                                                             : call.Null().value);
   }
   return Array(std::move(values));
 }
@@ -252,6 +257,7 @@ Expected Append(Call& call) {
   const std::string& key = call.args[1];
   const std::string& tail = call.args[2];
   Value* value = call.Lookup(key);
+  if (IsOtherType(value)) return Error(kWrongType);
   if (value == nullptr) {
     if (call.context.allocation_refused) return Error(kOomError);
     call.Store(key, StoredString(tail, kNoExpiry, call.shared_integers()));
@@ -267,6 +273,7 @@ Expected Append(Call& call) {
 
 Expected Strlen(Call& call) {
   const Value* value = call.Lookup(call.args[1]);
+  if (IsOtherType(value)) return Error(kWrongType);
   return Integer(value != nullptr ? static_cast<int64_t>(value->string.size()) : 0);
 }
 
@@ -278,6 +285,7 @@ Expected Getrange(Call& call) {
     return Error(kNotInteger);
   }
   const Value* value = call.Lookup(call.args[1]);
+  if (IsOtherType(value)) return Error(kWrongType);
   if (value == nullptr) return Bulk("");
   const auto length = static_cast<int64_t>(value->string.size());
   // Both from the end with start past end is empty even where clamping would make them meet.
@@ -299,6 +307,7 @@ Expected Setrange(Call& call) {
   const std::string& key = call.args[1];
   const std::string& patch = call.args[3];
   Value* value = call.Lookup(key);
+  if (IsOtherType(value)) return Error(kWrongType);
   const int64_t old_size = value != nullptr ? static_cast<int64_t>(value->string.size()) : 0;
   if (patch.empty()) return Integer(old_size);
   if (TooLong(offset, static_cast<int64_t>(patch.size()))) return Error(kTooLong);

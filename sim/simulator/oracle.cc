@@ -4,6 +4,8 @@
 
 #include "engine/db/database.h"
 #include "engine/db/entry.h"
+#include "engine/db/types/set.h"
+#include "engine/db/value_ops.h"
 
 namespace keel::sim {
 namespace {
@@ -25,7 +27,36 @@ std::string_view EncodingOf(const Entry& entry) {
   }
 }
 
+// The members of an engine set.
+model::Value::SetMembers SetMembersOf(const Entry& entry) {
+  model::Value::SetMembers members;
+  static_cast<const SetValue*>(EntryObject(entry))->ForEach([&](std::string_view member) {
+    members.emplace(member);
+  });
+  return members;
+}
+
+std::string DescribeMembers(const model::Value::SetMembers& members) {
+  std::string text = "{";
+  size_t shown = 0;
+  for (const std::string& member : members) {
+    if (shown++ == 8) {
+      text += ", ...";
+      break;
+    }
+    text += (shown > 1 ? ", \"" : "\"") + EscapeBytes(member, 20) + "\"";
+  }
+  return text + "} (" + std::to_string(members.size()) + " members";
+}
+
 std::string DescribeValue(const model::Value& value) {
+  if (value.type == model::ValueType::kSet) {
+    std::string text = "the set " + DescribeMembers(value.set) + ", " +
+                       std::string(model::EncodingName(value.encoding)) + ")";
+    if (value.expire_at_ms != model::kNoExpiry)
+      text += " expiring at " + std::to_string(value.expire_at_ms);
+    return text;
+  }
   std::string text = "\"" + EscapeBytes(value.string, 60) + "\" (" +
                      std::string(model::EncodingName(value.encoding)) +
                      (value.shared ? ", shared)" : ")");
@@ -35,6 +66,12 @@ std::string DescribeValue(const model::Value& value) {
 }
 
 std::string DescribeEntry(const Entry& entry) {
+  if (entry.type() == ValueType::kSet) {
+    std::string text = "the set " + DescribeMembers(SetMembersOf(entry)) + ", " +
+                       std::string(EncodingNameOf(entry)) + ")";
+    if (entry.has_expiry()) text += " expiring at " + std::to_string(entry.expire_at_ms());
+    return text;
+  }
   if (entry.type() != ValueType::kString) return "a non-string value";
   std::string text = "\"" + EscapeBytes(entry.value(), 60) + "\" (" +
                      std::string(EncodingOf(entry)) +
@@ -46,6 +83,12 @@ std::string DescribeEntry(const Entry& entry) {
 // The engine's entry holds what the model's value says: bytes, expiry and encoding (OBJECT
 // ENCODING and REFCOUNT report the last).
 bool SameValue(const Entry& entry, const model::Value& value) {
+  if (entry.type() == ValueType::kSet || value.type == model::ValueType::kSet) {
+    return entry.type() == ValueType::kSet && value.type == model::ValueType::kSet &&
+           entry.expire_at_ms() == value.expire_at_ms &&
+           EncodingNameOf(entry) == model::EncodingName(value.encoding) &&
+           SetMembersOf(entry) == value.set;
+  }
   return entry.type() == ValueType::kString && value.type == model::ValueType::kString &&
          entry.value() == value.string && entry.expire_at_ms() == value.expire_at_ms &&
          EncodingOf(entry) == model::EncodingName(value.encoding) &&
@@ -217,6 +260,16 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   // What maxmemory compares: the memory the engine uses, not the slab pages it holds.
   running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
   running_.refused_before = env_.sim_memory().refused_count();
+  // SPOP's draws: the model learns them from what the engine's set kept (read after the
+  // command, when the model runs).
+  running_.context.set_after = [this, db_index = record->session.db](
+                                   std::string_view key, model::Value::SetMembers* members) {
+    const Entry* entry = engine_.database(db_index).Find(key);
+    members->clear();
+    if (entry == nullptr || entry->type() != ValueType::kSet) return false;
+    *members = SetMembersOf(*entry);
+    return true;
+  };
   ObserveWall(running_.context.now_ms);
 }
 

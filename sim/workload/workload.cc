@@ -9,6 +9,7 @@ namespace {
 constexpr Family kFamilies[] = {
     {"string", GenerateString},   {"keys", GenerateKeys},     {"connection", GenerateConnection},
     {"counter", GenerateCounter}, {"expire", GenerateExpire}, {"scan", GenerateScan},
+    {"set", GenerateSetFamily},
 };
 
 }  // namespace
