@@ -27,12 +27,17 @@ class Choices {
 // The words commands are built from: real names and options so that commands get past arity and
 // parsing, plus implausible values (empty, huge numbers, binary) so that error paths run too.
 constexpr std::string_view kCommands[] = {
-    "get",    "set",    "del",     "exists", "dbsize",   "flushdb",     "flushall",
-    "select", "ping",   "echo",    "hello",  "reset",    "auth",        "client",
-    "info",   "config", "command", "quit",   "shutdown", "nosuch",      "SET",
-    "GeT",    "setnx",  "setex",   "psetex", "getex",    "getdel",      "getset",
-    "mget",   "mset",   "msetnx",  "append", "strlen",   "getrange",    "setrange",
-    "substr", "incr",   "decr",    "incrby", "decrby",   "incrbyfloat", "lcs",
+    "get",      "set",         "del",     "exists",     "dbsize",      "flushdb",
+    "flushall", "select",      "ping",    "echo",       "hello",       "reset",
+    "auth",     "client",      "info",    "config",     "command",     "quit",
+    "shutdown", "nosuch",      "SET",     "GeT",        "setnx",       "setex",
+    "psetex",   "getex",       "getdel",  "getset",     "mget",        "mset",
+    "msetnx",   "append",      "strlen",  "getrange",   "setrange",    "substr",
+    "incr",     "decr",        "incrby",  "decrby",     "incrbyfloat", "lcs",
+    "sadd",     "srem",        "scard",   "sismember",  "smismember",  "smembers",
+    "smove",    "srandmember", "spop",    "sinter",     "sintercard",  "sinterstore",
+    "sunion",   "sunionstore", "sdiff",   "sdiffstore", "sscan",       "type",
+    "object",   "dump",        "restore",
 };
 constexpr std::string_view kWords[] = {
     "k0",
@@ -96,6 +101,17 @@ constexpr std::string_view kWords[] = {
     "inf",
     "-0",
     "1e308",
+    // The set family: options, members that are and are not integers, counts.
+    "LIMIT",
+    "MATCH",
+    "COUNT",
+    "encoding",
+    "01",
+    "-3",
+    "100000",
+    "word",
+    "513",
+    "-20",
 };
 
 std::string Word(Choices& choices) {

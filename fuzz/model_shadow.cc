@@ -1,5 +1,7 @@
 #include "fuzz/model_shadow.h"
 
+#include "engine/db/types/set.h"
+#include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
 namespace keel::fuzz {
@@ -44,6 +46,25 @@ model::Encoding ModelEncoding(ObjectEncoding encoding) {
   }
 }
 
+// The model's view of an engine entry: a string's bytes and encoding, or a set's members.
+model::Value ModelValueOf(const Entry& entry) {
+  model::Value value;
+  value.expire_at_ms = entry.expire_at_ms();
+  if (entry.type() == ValueType::kSet) {
+    value.type = model::ValueType::kSet;
+    value.encoding = entry.encoding() == ObjectEncoding::kIntset ? model::Encoding::kIntset
+                                                                 : model::Encoding::kHashtable;
+    static_cast<const SetValue*>(EntryObject(entry))->ForEach([&](std::string_view member) {
+      value.set.emplace(member);
+    });
+    return value;
+  }
+  value.string = std::string(entry.value());
+  value.encoding = ModelEncoding(entry.encoding());
+  value.shared = entry.encoding() == ObjectEncoding::kIntShared;
+  return value;
+}
+
 }  // namespace
 
 ModelShadow::ModelShadow(Engine& engine, sim::SimEnv& env)
@@ -72,6 +93,14 @@ void ModelShadow::Before(const Client& client, std::span<const std::string> args
       policy == MaxmemoryPolicy::kAllkeysLru || policy == MaxmemoryPolicy::kVolatileLru ||
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   model_.set_shared_integers(engine_.settings().maxmemory == 0 || !per_key_clock);
+  // SPOP's draws are the engine's: the model reads what its set kept.
+  context_.set_after = [this](std::string_view key, model::Value::SetMembers* members) {
+    const Entry* entry = engine_.database(session_.db).Find(key);
+    members->clear();
+    if (entry == nullptr || entry->type() != ValueType::kSet) return false;
+    *members = ModelValueOf(*entry).set;
+    return true;
+  };
   refused_before_ = env_.sim_memory().refused_count();
   evicted_before_ = engine_.keyspace().stats().evicted_keys;
 }
@@ -110,14 +139,8 @@ void ModelShadow::CopyEngineKeyspace() {
     model::KeyTable& table = model_.db(index);
     if (table.empty() && engine_.database(index).size() == 0) continue;
     table.clear();
-    engine_.database(index).ForEach([&](const Entry& entry) {
-      model::Value value;
-      value.string = std::string(entry.value());
-      value.expire_at_ms = entry.expire_at_ms();
-      value.encoding = ModelEncoding(entry.encoding());
-      value.shared = entry.encoding() == ObjectEncoding::kIntShared;
-      table.emplace(std::string(entry.key()), std::move(value));
-    });
+    engine_.database(index).ForEach(
+        [&](const Entry& entry) { table.emplace(std::string(entry.key()), ModelValueOf(entry)); });
   }
 }
 
@@ -133,6 +156,13 @@ std::string ModelShadow::CompareDatabase(int index) const {
     const Entry* entry = db.Find(key);
     if (entry == nullptr) {
       return where + "the model holds " + RespValue::Bulk(key).ToString() + ", the engine not";
+    }
+    if (entry->type() == ValueType::kSet || value.type == model::ValueType::kSet) {
+      if (!(ModelValueOf(*entry) == value)) {
+        return where + "key " + RespValue::Bulk(key).ToString() +
+               ": the engine's set differs from the model's (members, encoding or expiry)";
+      }
+      continue;
     }
     if (entry->value() != value.string || entry->expire_at_ms() != value.expire_at_ms ||
         ModelEncoding(entry->encoding()) != value.encoding ||
