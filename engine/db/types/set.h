@@ -148,7 +148,7 @@ class SetValue {
   uint64_t* slots_ = nullptr;
   uint64_t hash_seed_ = 0;
   uint32_t intset_bytes_ = 0;  // the intset's block (at least its header and members)
-  uint32_t members_ = 0;  // hashtable only
+  uint32_t members_ = 0;       // hashtable only
   size_t arena_used_ = 0;
   size_t arena_capacity_ = 0;
   size_t arena_dead_ = 0;  // bytes of removed records still in the arena (with a table)
