@@ -8,6 +8,7 @@
 
 #include "engine/commands/string_test_fixture.h"
 #include "engine/db/entry.h"
+#include "engine/db/propagation.h"
 
 namespace keel::testing {
 namespace {
@@ -30,6 +31,16 @@ class SetCommandsTest : public StringTest {
 };
 
 using Strings = std::vector<std::string>;
+
+// What the engine propagates, without MULTI/EXEC.
+class CapturedPropagation final : public PropagationSink {
+ public:
+  void Propagate(int /*db*/, std::span<const std::string_view> args) override {
+    if (args.size() == 1 && (args[0] == "MULTI" || args[0] == "EXEC")) return;
+    commands.emplace_back(args.begin(), args.end());
+  }
+  std::vector<std::vector<std::string>> commands;
+};
 
 TEST_F(SetCommandsTest, AddRemoveAndCount) {
   EXPECT_EQ(Run({"sadd", "s", "a", "b", "a"}), Int(2));
@@ -143,6 +154,33 @@ TEST_F(SetCommandsTest, PopRemovesWhatItReturns) {
   EXPECT_EQ(Run({"spop", "s", "0"}), Array({}));
   EXPECT_EQ(Run({"spop", "s", "-1"}), Err("ERR value is out of range, must be positive"));
   EXPECT_EQ(Run({"spop", "s", "x"}), Err("ERR value is out of range, must be positive"));
+}
+
+TEST_F(SetCommandsTest, PopPropagatesWhatItRemoved) {
+  CapturedPropagation sink;
+  engine_->keyspace().propagation().AddSink(&sink);
+  for (int i = 0; i < 10; i++) ASSERT_EQ(Run({"sadd", "s", "m" + std::to_string(i)}), Int(1));
+  // One member: SREM of it. A small count (drawn one by one) and a large one (the remainder
+  // kept): one SREM per popped member. The whole set: DEL.
+  for (const char* count : {"", "2", "6"}) {
+    SCOPED_TRACE(count);
+    sink.commands.clear();
+    const RespValue reply = *count == 0 ? Run({"spop", "s"}) : Run({"spop", "s", count});
+    const Strings popped = *count == 0 ? Strings{reply.text} : Sorted(reply);
+    Strings removed;
+    for (const std::vector<std::string>& command : sink.commands) {
+      ASSERT_EQ(command.size(), 3u);
+      EXPECT_EQ(command[0], "SREM");
+      EXPECT_EQ(command[1], "s");
+      removed.push_back(command[2]);
+    }
+    std::sort(removed.begin(), removed.end());
+    EXPECT_EQ(removed, popped);
+  }
+  sink.commands.clear();
+  EXPECT_EQ(Sorted(Run({"spop", "s", "10"})).size(), 1u);
+  EXPECT_EQ(sink.commands, (std::vector<std::vector<std::string>>{{"DEL", "s"}}));
+  engine_->keyspace().propagation().RemoveSink(&sink);
 }
 
 TEST_F(SetCommandsTest, PopWithLargeCountRebuildsTheEncoding) {
