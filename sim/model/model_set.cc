@@ -10,7 +10,9 @@
 // Random draws are bounds: SRANDMEMBER's must be members, of the right number, distinct when the
 // count is positive; SPOP's are learned from what the engine's set kept (Context::set_after).
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstdlib>
 
 #include "sim/model/model.h"
 
@@ -163,15 +165,21 @@ Expected Smove(Call& call) {
   return Integer(1);
 }
 
+// Redis's parseScanCursorOrReply: strtoul over the argument as a C string ("" is 0, a sign is
+// allowed, leading space, trailing bytes and overflow are refused), as SCAN's model reads it.
+bool ValidCursor(const std::string& text) {
+  const std::string c_text = text.substr(0, text.find('\0'));
+  const char first = c_text.empty() ? '\0' : c_text[0];
+  if (first == ' ' || (first >= '\t' && first <= '\r')) return false;
+  errno = 0;
+  char* end = nullptr;
+  std::strtoull(c_text.c_str(), &end, 10);
+  return *end == '\0' && errno != ERANGE;
+}
+
 // SSCAN: a page of members (which ones, the model cannot tell: any matching members).
 Expected Sscan(Call& call) {
-  // strtoul over the text: digits only ("" is 0). The workload sends no signs, spaces or
-  // numbers past 19 digits, whose handling the model leaves out.
-  const std::string& cursor = call.args[2];
-  if (cursor.size() > 19 ||
-      !std::all_of(cursor.begin(), cursor.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return Error("ERR invalid cursor");
-  }
+  if (!ValidCursor(call.args[2])) return Error("ERR invalid cursor");
   Value* set = nullptr;
   Expected error;
   if (!LookupSet(call, call.args[1], &set, &error)) return error;
