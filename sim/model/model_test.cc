@@ -42,6 +42,37 @@ TEST_F(ModelTest, AKeyLivesThroughItsExpiryMillisecond) {
   EXPECT_TRUE(model_.db(0).empty());  // the lookup reclaimed it
 }
 
+// The command fuzzer found the model refusing an SSCAN cursor that strtoul reads as 0 (the text
+// ends at its NUL byte); corpus/fuzz/commands/36a90f32... replays it.
+TEST_F(ModelTest, SscanCursorIsReadAsACString) {
+  Run({"SADD", "s", "a"});
+  EXPECT_FALSE(
+      Run({"SSCAN", "s", std::string("\0x", 2)}).Matches(RespValue::Error("ERR invalid cursor")));
+  EXPECT_TRUE(Run({"SSCAN", "s", "1x"}).Matches(RespValue::Error("ERR invalid cursor")));
+  EXPECT_TRUE(Run({"SSCAN", "s", "-1"})
+                  .Matches(RespValue::Array(
+                      {RespValue::Bulk("0"), RespValue::Array({RespValue::Bulk("a")})})));
+}
+
+// Set encodings: an intset converts and stays a hashtable, except SPOP's rebuilt remainder
+// (without a driver's Context::set_after the model pops members in order).
+TEST_F(ModelTest, SetEncodingsFollowRedisRules) {
+  Run({"SADD", "k", "1", "2", "3"});
+  EXPECT_EQ(model_.db(0).at("k").encoding, Encoding::kIntset);
+  Run({"SADD", "k", "y"});
+  Run({"SREM", "k", "y"});
+  EXPECT_EQ(model_.db(0).at("k").encoding, Encoding::kHashtable);
+  Run({"SADD", "r", "!", "1", "2", "3", "4", "5", "6"});
+  EXPECT_EQ(model_.db(0).at("r").encoding, Encoding::kHashtable);
+  // A count this large keeps a rebuilt remainder: "6" alone, an intset again.
+  EXPECT_TRUE(Run({"SPOP", "r", "6"})
+                  .Matches(RespValue::Array({RespValue::Bulk("!"), RespValue::Bulk("1"),
+                                             RespValue::Bulk("2"), RespValue::Bulk("3"),
+                                             RespValue::Bulk("4"), RespValue::Bulk("5")})));
+  EXPECT_EQ(model_.db(0).at("r").set, (Value::SetMembers{"6"}));
+  EXPECT_EQ(model_.db(0).at("r").encoding, Encoding::kIntset);
+}
+
 TEST_F(ModelTest, DbsizeIsARangeWhileExpiredKeysAreNotReclaimed) {
   Run({"SET", "a", "1", "PX", "10"});
   Run({"SET", "b", "2"});
