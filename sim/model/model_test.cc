@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "engine/db/database.h"
+#include "engine/db/types/set.h"
+#include "engine/db/value_ops.h"
 #include "engine/server/engine.h"
 #include "sim/sim_env.h"
 #include "sim/testing/fixtures.h"
@@ -273,9 +275,20 @@ RC_GTEST_PROP(ModelProperty, EngineAndModelAgreeOnRandomCommands, ()) {
       model.ForgetExpired(index, wall_ms_max,
                           [&](const std::string& key) { return db.Find(key) == nullptr; });
     }
-    const Expected expected = model.Execute(session, args, context);
+    // The engine runs first, so that SPOP's draws (the engine's randomness) can be read from
+    // what its set kept, as the simulator's oracle reads them.
     std::vector<std::string_view> views(args.begin(), args.end());
     engine.RunCommand(*client, views);
+    context.set_after = [&](std::string_view key, Value::SetMembers* members) {
+      const Entry* entry = engine.database(session.db).Find(key);
+      members->clear();
+      if (entry == nullptr || entry->type() != keel::ValueType::kSet) return false;
+      static_cast<const SetValue*>(EntryObject(*entry))->ForEach([&](std::string_view member) {
+        members->emplace(member);
+      });
+      return true;
+    };
+    const Expected expected = model.Execute(session, args, context);
     const std::vector<RespValue> replies = testing::DecodeAll(client->output().TakeAll());
     RC_ASSERT(replies.size() == 1u);
     if (!expected.Matches(replies[0])) {
