@@ -22,7 +22,7 @@ bool StoreSet(CommandContext& context, std::string_view key, SetValue* set, KeyE
   (void)context.keyspace.LookupWrite(db, key, hash);
   if (context.keyspace.SetObject(db, key, hash, ValueType::kSet, SetEncodingOf(*set), set,
                                  kNoExpiry, event) == Database::SetOutcome::kOutOfMemory) {
-    SetValue::Destroy(set, context.engine.memory());
+    SetValue::Destroy(set, Memory(context));
     context.reply.Error(errors::kOom);
     return false;
   }
@@ -54,7 +54,7 @@ namespace {
 // Adds args[2..] to `set`. All or nothing: on refused memory the members added so far are taken
 // out again and false is returned.
 bool AddAll(CommandContext& context, SetValue& set, size_t* added) {
-  MemoryAccountant& memory = context.engine.memory();
+  MemoryAccountant& memory = Memory(context);
   const size_t intset_max = IntsetMax(context);
   std::vector<size_t> added_at;
   for (size_t i = 2; i < context.argc(); i++) {
@@ -92,7 +92,7 @@ void CmdSadd(CommandContext& context) {
   const int db = context.db_index();
   const std::string_view key = context.arg(1);
   const uint64_t hash = context.keyspace.Hash(db, key);
-  MemoryAccountant& memory = context.engine.memory();
+  MemoryAccountant& memory = Memory(context);
   Entry* entry = context.keyspace.LookupWrite(db, key, hash);
   if (entry != nullptr && entry->type() != ValueType::kSet) {
     context.reply.Error(errors::kWrongType);
@@ -155,7 +155,7 @@ void CmdSrem(CommandContext& context) {
   SetValue& set = MutableSetOf(*entry);
   size_t deleted = 0;
   for (size_t i = 2; i < context.argc() && set.size() > 0; i++) {
-    if (set.Remove(context.arg(i), context.engine.memory())) deleted++;
+    if (set.Remove(context.arg(i), Memory(context))) deleted++;
   }
   if (deleted > 0) {
     if (set.size() == 0) {
@@ -213,7 +213,7 @@ void CmdSmove(CommandContext& context) {
   const std::string_view member = context.arg(3);
   const uint64_t source_hash = context.keyspace.Hash(db, source);
   const uint64_t destination_hash = context.keyspace.Hash(db, destination);
-  MemoryAccountant& memory = context.engine.memory();
+  MemoryAccountant& memory = Memory(context);
   Entry* source_entry = context.keyspace.LookupWrite(db, source, source_hash);
   Entry* destination_entry = context.keyspace.LookupWrite(db, destination, destination_hash);
   if (source_entry == nullptr) {

@@ -94,7 +94,7 @@ void Intersect(CommandContext& context, size_t first, size_t count, InterMode mo
     });
     return;
   }
-  MemoryAccountant& memory = context.engine.memory();
+  MemoryAccountant& memory = Memory(context);
   SetValue* result = SetValue::Create(memory, NewSetSeed(context));
   bool refused = result == nullptr;
   if (!refused) {
@@ -148,7 +148,7 @@ SetValue* UnionOrDiff(CommandContext& context, size_t first, size_t count, SetOp
       });
     }
   }
-  MemoryAccountant& memory = context.engine.memory();
+  MemoryAccountant& memory = Memory(context);
   const size_t intset_max = IntsetMax(context);
   SetValue* result = SetValue::Create(memory, NewSetSeed(context));
   bool refused = result == nullptr;
@@ -190,14 +190,14 @@ void ReplyUnionOrDiff(CommandContext& context, SetOp op) {
   SetValue* result = UnionOrDiff(context, 1, context.argc() - 1, op);
   if (result == nullptr) return;
   ReplySetMembers(context, *result);
-  SetValue::Destroy(result, context.engine.memory());
+  SetValue::Destroy(result, Memory(context));
 }
 
 void StoreUnionOrDiff(CommandContext& context, SetOp op) {
   SetValue* result = UnionOrDiff(context, 2, context.argc() - 2, op);
   if (result == nullptr) return;
   if (result->size() == 0) {
-    SetValue::Destroy(result, context.engine.memory());
+    SetValue::Destroy(result, Memory(context));
     DeleteDestination(context, context.arg(1));
     return;
   }

@@ -29,7 +29,9 @@ inline const SetValue& SetOf(const Entry& entry) {
 }
 inline SetValue& MutableSetOf(Entry& entry) { return *static_cast<SetValue*>(EntryObject(entry)); }
 
-// set-max-intset-entries.
+// The family's two reaches beyond the keyspace, in one place each: the memory its sets are
+// allocated from, and set-max-intset-entries.
+inline MemoryAccountant& Memory(CommandContext& context) { return context.engine.memory(); }
 inline size_t IntsetMax(const CommandContext& context) {
   return static_cast<size_t>(context.engine.config().values().set_max_intset_entries);
 }

@@ -26,7 +26,7 @@ bool ReplyShouldStop(const CommandContext& context) {
 
 // SRANDMEMBER key count, count != 0 and the set not empty.
 void RandomMembersWithCount(CommandContext& context, const SetValue& set, int64_t count) {
-  MemoryAccountant& memory = context.engine.memory();
+  MemoryAccountant& memory = Memory(context);
   Rng& rng = context.keyspace.rng();
   std::string scratch;
   const uint64_t size = set.size();
@@ -111,7 +111,7 @@ void CmdSrandmember(CommandContext& context) {
 void PopSome(CommandContext& context, Entry& entry, uint64_t count) {
   const int db = context.db_index();
   const std::string_view key = context.arg(1);
-  MemoryAccountant& memory = context.engine.memory();
+  MemoryAccountant& memory = Memory(context);
   Rng& rng = context.keyspace.rng();
   Propagation& propagation = context.keyspace.propagation();
   SetValue& set = MutableSetOf(entry);
@@ -181,7 +181,7 @@ void CmdSpop(CommandContext& context) {
     std::string member;
     std::string scratch;
     member = set.RandomMember(context.keyspace.rng(), &scratch);
-    set.Remove(member, context.engine.memory());
+    set.Remove(member, Memory(context));
     context.PropagateAs({"SREM", key, member});
     context.reply.Bulk(member);
     if (set.size() == 0) {
