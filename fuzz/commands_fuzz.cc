@@ -1,3 +1,4 @@
+#include <cctype>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -5,6 +6,7 @@
 #include "engine/base/numbers.h"
 #include "engine/resp/resp_value.h"
 #include "engine/server/engine.h"
+#include "fuzz/dictionary.h"
 #include "fuzz/harnesses.h"
 #include "fuzz/model_shadow.h"
 #include "sim/sim_env.h"
@@ -24,99 +26,19 @@ class Choices {
   size_t position_ = 0;
 };
 
-// The words commands are built from: real names and options so that commands get past arity and
-// parsing, plus implausible values (empty, huge numbers, binary) so that error paths run too.
-constexpr std::string_view kCommands[] = {
-    "get",      "set",         "del",     "exists",     "dbsize",      "flushdb",
-    "flushall", "select",      "ping",    "echo",       "hello",       "reset",
-    "auth",     "client",      "info",    "config",     "command",     "quit",
-    "shutdown", "nosuch",      "SET",     "GeT",        "setnx",       "setex",
-    "psetex",   "getex",       "getdel",  "getset",     "mget",        "mset",
-    "msetnx",   "append",      "strlen",  "getrange",   "setrange",    "substr",
-    "incr",     "decr",        "incrby",  "decrby",     "incrbyfloat", "lcs",
-    "sadd",     "srem",        "scard",   "sismember",  "smismember",  "smembers",
-    "smove",    "srandmember", "spop",    "sinter",     "sintercard",  "sinterstore",
-    "sunion",   "sunionstore", "sdiff",   "sdiffstore", "sscan",       "type",
-    "object",   "dump",        "restore",
-};
-constexpr std::string_view kWords[] = {
-    "k0",
-    "k1",
-    "k2",
-    "k3",
-    "v",
-    "",
-    "NX",
-    "XX",
-    "GET",
-    "EX",
-    "PX",
-    "EXAT",
-    "PXAT",
-    "KEEPTTL",
-    "0",
-    "1",
-    "-1",
-    "100",
-    "9223372036854775807",
-    "-9223372036854775808",
-    "99999999999999999999",
-    "abc",
-    "3",
-    "2",
-    "id",
-    "list",
-    "info",
-    "setname",
-    "getname",
-    "help",
-    "get",
-    "set",
-    "count",
-    "docs",
-    "getkeys",
-    "getkeysandflags",
-    "maxmemory",
-    "hz",
-    "*",
-    "default",
-    "SYNC",
-    "ASYNC",
-    "ABORT",
-    "keyspace",
-    "all",
-    "TYPE",
-    "normal",
-    "resetstat",
-    "AUTH",
-    "SETNAME",
-    std::string_view("\0\r\n\xff", 4),
-    "key with spaces",
-    "PERSIST",
-    "LEN",
-    "IDX",
-    "MINMATCHLEN",
-    "WITHMATCHLEN",
-    "1.5",
-    "inf",
-    "-0",
-    "1e308",
-    // The set family: options, members that are and are not integers, counts.
-    "LIMIT",
-    "MATCH",
-    "COUNT",
-    "encoding",
-    "01",
-    "-3",
-    "100000",
-    "word",
-    "513",
-    "-20",
-};
+// Two bytes of the input pick a dictionary entry (the registry's names and tokens outnumber 256).
+size_t Pick(Choices& choices) {
+  const size_t high = choices.Byte();
+  return (high << 8) | choices.Byte();
+}
 
+// A word of the dictionary: real names and options so that commands get past arity and parsing,
+// plus implausible values (empty, huge numbers, binary) so that error paths run too; now and then
+// raw bytes from the input.
 std::string Word(Choices& choices) {
+  const std::vector<std::string>& words = CommandDictionary().words;
   const uint8_t pick = choices.Byte();
-  if (pick < 240) return std::string(kWords[pick % std::size(kWords)]);
+  if (pick < 240) return words[((static_cast<size_t>(pick) << 8) | choices.Byte()) % words.size()];
   // A raw byte string from the input.
   std::string raw;
   const size_t length = choices.Byte() % 24;
@@ -180,7 +102,17 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     std::vector<std::string> args;
-    args.emplace_back(kCommands[choices.Byte() % std::size(kCommands)]);
+    // A command name as registered, in upper case or in mixed case (names are case-insensitive).
+    const std::vector<std::string>& commands = CommandDictionary().commands;
+    const size_t pick = Pick(choices) % (commands.size() * 3);
+    std::string name = commands[pick % commands.size()];
+    for (size_t i = 0; i < name.size(); i++) {
+      const size_t variant = pick / commands.size();
+      if (variant == 1 || (variant == 2 && i % 2 == 1)) {
+        name[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[i])));
+      }
+    }
+    args.push_back(std::move(name));
     const size_t extra = control % 7;
     for (size_t i = 0; i < extra; i++) args.push_back(Word(choices));
     std::vector<std::string_view> views(args.begin(), args.end());

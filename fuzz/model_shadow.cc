@@ -1,5 +1,6 @@
 #include "fuzz/model_shadow.h"
 
+#include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
@@ -46,10 +47,19 @@ model::Encoding ModelEncoding(ObjectEncoding encoding) {
   }
 }
 
-// The model's view of an engine entry: a string's bytes and encoding, or a set's members.
-model::Value ModelValueOf(const Entry& entry) {
+// The model's form of an engine value: a string's bytes and encoding, a list's elements or a
+// set's members.
+model::Value ModelValue(const Entry& entry) {
   model::Value value;
   value.expire_at_ms = entry.expire_at_ms();
+  if (entry.type() == ValueType::kList) {
+    value.type = model::ValueType::kList;
+    value.encoding = model::Encoding::kQuicklist;
+    static_cast<const List*>(EntryObject(entry))->ForEachElement([&](std::string_view element) {
+      value.list.emplace_back(element);
+    });
+    return value;
+  }
   if (entry.type() == ValueType::kSet) {
     value.type = model::ValueType::kSet;
     value.encoding = entry.encoding() == ObjectEncoding::kIntset ? model::Encoding::kIntset
@@ -72,12 +82,18 @@ ModelShadow::ModelShadow(Engine& engine, sim::SimEnv& env)
 
 bool ModelShadow::Covers(std::span<const std::string> args) const {
   const model::Command* command = model_.Find(args);
-  return command != nullptr && command->run != nullptr;
+  // Transactions are not shadowed: the model would have to see every command queued, covered or
+  // not (the simulator's oracle checks them); what EXEC did is copied from the engine instead.
+  if (command == nullptr || command->run == nullptr) return false;
+  for (std::string_view name : {"multi", "exec", "discard", "watch", "unwatch"}) {
+    if (command->name == name) return false;
+  }
+  return true;
 }
 
 void ModelShadow::Before(const Client& client, std::span<const std::string> args) {
   args_ = args;
-  covered_ = Covers(args);
+  covered_ = Covers(args) && !(client.flags & kClientMulti);
   session_.client_id = client.id();
   session_.db = client.db_index;
   session_.resp = client.reply().resp();
@@ -98,7 +114,7 @@ void ModelShadow::Before(const Client& client, std::span<const std::string> args
     const Entry* entry = engine_.database(session_.db).Find(key);
     members->clear();
     if (entry == nullptr || entry->type() != ValueType::kSet) return false;
-    *members = ModelValueOf(*entry).set;
+    *members = ModelValue(*entry).set;
     return true;
   };
   refused_before_ = env_.sim_memory().refused_count();
@@ -140,7 +156,7 @@ void ModelShadow::CopyEngineKeyspace() {
     if (table.empty() && engine_.database(index).size() == 0) continue;
     table.clear();
     engine_.database(index).ForEach(
-        [&](const Entry& entry) { table.emplace(std::string(entry.key()), ModelValueOf(entry)); });
+        [&](const Entry& entry) { table.emplace(std::string(entry.key()), ModelValue(entry)); });
   }
 }
 
@@ -157,10 +173,11 @@ std::string ModelShadow::CompareDatabase(int index) const {
     if (entry == nullptr) {
       return where + "the model holds " + RespValue::Bulk(key).ToString() + ", the engine not";
     }
-    if (entry->type() == ValueType::kSet || value.type == model::ValueType::kSet) {
-      if (!(ModelValueOf(*entry) == value)) {
-        return where + "key " + RespValue::Bulk(key).ToString() +
-               ": the engine's set differs from the model's (members, encoding or expiry)";
+    if (entry->type() == ValueType::kList || value.type == model::ValueType::kList ||
+        entry->type() == ValueType::kSet || value.type == model::ValueType::kSet) {
+      if (!(ModelValue(*entry) == value)) {
+        return where + "key " + RespValue::Bulk(key).ToString() + ": the engine and the model " +
+               "hold different values (a list or a set on at least one side)";
       }
       continue;
     }

@@ -7,10 +7,10 @@
 #include <set>
 #include <string>
 
-#include "engine/base/memory.h"
 #include "engine/db/rdb_format.h"
 #include "engine/db/types/set.h"
 #include "engine/db/types/set_ops.h"
+#include "engine/env/memory.h"
 #include "fuzz/harnesses.h"
 #include "sim/sim_env.h"
 

@@ -11,7 +11,8 @@ namespace keel::sim {
 // ---------------------------------------------------------------------------------------------
 bool SimMemory::Refuses(size_t bytes) {
   if (limit_bytes_ != 0 && used_bytes_ + bytes > limit_bytes_) return true;
-  if (refusal_per_million_ == 0 || used_bytes_ + bytes <= soft_limit_bytes_) return false;
+  if (refusal_per_million_ == 0 || random_refusals_suspended_) return false;
+  if (used_bytes_ + bytes <= soft_limit_bytes_) return false;
   return rng_.Below(1'000'000) < refusal_per_million_;
 }
 

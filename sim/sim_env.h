@@ -73,6 +73,10 @@ class SimMemory final : public MemoryResource {
     refusal_per_million_ = per_million;
   }
   void set_trace(Trace* trace) { trace_ = trace; }
+  // While suspended, the random refusals near the soft limit stop (the hard limit still holds):
+  // the oracle suspends them during EXEC, whose commands' outcomes under a refusal it cannot
+  // tell apart from outside.
+  void set_random_refusals_suspended(bool suspended) { random_refusals_suspended_ = suspended; }
   size_t used_bytes() const { return used_bytes_; }
   size_t live_blocks() const { return live_blocks_; }
   uint64_t refused_count() const { return refused_count_; }
@@ -86,6 +90,7 @@ class SimMemory final : public MemoryResource {
   size_t limit_bytes_ = 0;
   size_t soft_limit_bytes_ = 0;
   uint32_t refusal_per_million_ = 0;
+  bool random_refusals_suspended_ = false;
   size_t used_bytes_ = 0;
   size_t live_blocks_ = 0;
   uint64_t refused_count_ = 0;

@@ -65,6 +65,13 @@ def _memory_cell(keys, label, reps, window):
                 {"keys": keys, "value_bytes": 64, "settle_window_s": window}, reps)
 
 
+# One list of `elements` members of 16 bytes (issue 13's cell): bytes per element, settled.
+def _list_memory_cell(elements, label, reps, window):
+    return Cell(f"mem-list-{label}", "memory", ("RPUSH", "LLEN"),
+                {"kind": "list", "keys": elements, "value_bytes": 16,
+                 "settle_window_s": window}, reps)
+
+
 # Sets of 16-byte members (the issue's memory cells): one set of 1,000,000 members, and 100,000
 # sets of 10. The figures are per member ("keys" counts members).
 def _set_memory_cell(sets, members_per_set, label, reps, window):
@@ -101,7 +108,8 @@ def _bigreq_cells(mset_bytes, set_bytes, reps):
 def full_plan():
     return (_profile_cells(1_000_000, 1_000_000, 3) +
             _ycsb_cells(1_000_000, 1_000_000, 3) +
-            [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30)] +
+            [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30),
+             _list_memory_cell(1_000_000, "1M", 3, 30)] +
             [_set_memory_cell(1, 1_000_000, "1x1M", 3, 30),
              _set_memory_cell(100_000, 10, "100kx10", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +

@@ -5,6 +5,10 @@ Quoting follows redis-cli (sdssplitargs): words split on whitespace; "double quo
 escapes \\n \\r \\t \\b \\a \\xHH and \\<any> for that character; 'single quotes' take \\' only; a
 closing quote must end the word. In arguments, {client_id} becomes the id of the connection the
 runner uses on each server (CLIENT LIST ID, CLIENT KILL ID).
+
+A line may start with "@N " (N from 1 to 9) to send its command on the runner's N-th connection
+to each server (opened when first used; the default is @1), for what takes two clients: WATCH
+broken by another client's write, a transaction that others cannot interleave.
 """
 
 _ESCAPES = {"n": b"\n", "r": b"\r", "t": b"\t", "b": b"\b", "a": b"\a"}
@@ -77,12 +81,13 @@ def split_args(line):
 class Case:
     """One command of a case file."""
 
-    def __init__(self, path, line_number, text, args, block):
+    def __init__(self, path, line_number, text, args, block, client=1):
         self.path = path
         self.line_number = line_number
         self.text = text      # the line as written, for reports
         self.args = args      # list of bytes
         self.block = block    # the comment heading the block, for reports
+        self.client = client  # which of the runner's connections sends it (1 to 9)
 
 
 def load(path):
@@ -103,11 +108,19 @@ def load(path):
             in_comment = False
             if not stripped:
                 continue
+            client = 1
+            command = stripped
+            if len(command) > 2 and command[0] == "@" and command[1] in "123456789" \
+                    and command[2].isspace():
+                client = int(command[1])
+                command = command[3:].strip()
             try:
-                args = split_args(stripped)
+                args = split_args(command)
             except CaseError as error:
                 raise CaseError("%s:%d: %s" % (path, number, error)) from None
-            cases.append(Case(path, number, stripped, args, block))
+            if not args:
+                raise CaseError("%s:%d: no command after the connection" % (path, number))
+            cases.append(Case(path, number, stripped, args, block, client))
     return cases
 
 

@@ -217,17 +217,38 @@ def run_file(redis, keel, cases, proto, keep_going):
     keep_going) and the number of commands compared."""
     differences = []
     compared = 0
-    connections = []
+    # client number -> ([redis connection, keel connection], [their CLIENT IDs])
+    clients = {}
+
+    def open_client(number):
+        pair = [Connection(redis), Connection(keel)]
+        clients[number] = (pair, None)
+        if number == 1:
+            for connection in pair:
+                connection.call_ok([b"FLUSHALL"], b"+OK\r\n")
+        ids = [c.call_ok([b"CLIENT", b"ID"], None)[1:-2] for c in pair]
+        clients[number] = (pair, ids)
+        return clients[number]
+
     try:
-        connections.append(Connection(redis))
-        connections.append(Connection(keel))
-        for connection in connections:
-            connection.call_ok([b"FLUSHALL"], b"+OK\r\n")
-        ids = [c.call_ok([b"CLIENT", b"ID"], None)[1:-2] for c in connections]
-        steps = [(None, [b"HELLO", b"3"])] if proto == 3 else []
-        steps += [(case, case.args) for case in cases]
-        for case, args in steps:
-            replies = [c.call(substitute(args, ids[i])) for i, c in enumerate(connections)]
+        open_client(1)
+        steps = []
+        opened = {1}
+        if proto == 3:
+            steps.append((None, 1, [b"HELLO", b"3"]))
+        for case in cases:
+            if case.client not in opened:
+                opened.add(case.client)
+                steps.append(("open", case.client, None))
+                if proto == 3:
+                    steps.append((None, case.client, [b"HELLO", b"3"]))
+            steps.append((case, case.client, case.args))
+        for case, number, args in steps:
+            if case == "open":
+                open_client(number)
+                continue
+            pair, ids = clients[number]
+            replies = [c.call(substitute(args, ids[i])) for i, c in enumerate(pair)]
             compared += 1
             (redis_form, note), (keel_form, _) = (compare_form(args, *r) for r in replies)
             if redis_form != keel_form:
@@ -235,8 +256,9 @@ def run_file(redis, keel, cases, proto, keep_going):
                 if not keep_going:
                     break
     finally:
-        for connection in connections:
-            connection.close()
+        for pair, _ in clients.values():
+            for connection in pair:
+                connection.close()
     return differences, compared
 
 

@@ -50,6 +50,19 @@ class SplitArgsTest(unittest.TestCase):
             self.assertEqual(casefile.split_args(casefile.quote(args)), args)
         self.assertEqual(casefile.quote([b"echo", b"x" * 50], 10), 'echo <50 bytes: xxxxx...>')
 
+    def test_connection_prefix(self):
+        import os
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
+            handle.write("# block\nget k\n@2 set k v\n@1 get k\n@20 x\n")
+        try:
+            cases = casefile.load(handle.name)
+        finally:
+            os.unlink(handle.name)
+        self.assertEqual([c.client for c in cases], [1, 2, 1, 1])
+        self.assertEqual(cases[1].args, [b"set", b"k", b"v"])
+        self.assertEqual(cases[3].args, [b"@20", b"x"])  # not a connection prefix
+
 
 class RespTest(unittest.TestCase):
     def test_round_trip_keeps_every_byte(self):

@@ -2,7 +2,8 @@
 // server on the port given as the first argument: connecting with a name and a database,
 // strings with options, automatic pipelining of concurrent commands, binary values, errors as
 // rejected promises, a second connection (duplicate), isolated execution, INFO and CONFIG, and
-// MULTI/EXEC unless told "no-multi" (Keel has no MULTI yet). Every check is an assertion (a failure exits non-zero); the
+// MULTI/EXEC and WATCH unless told "no-multi". Every check is an assertion (a failure exits
+// non-zero); the
 // results, without connection ids, are printed as JSON on the last line so that the Python
 // wrapper (test_node_client.py) can compare redis-server's session with keel-server's.
 //
@@ -109,14 +110,28 @@ async function main() {
   assert.deepEqual(await configGet('hz'), { hz: '20' }, 'CONFIG GET after CONFIG SET');
   results.info = info.replace(/avg_ttl=\d+/, 'avg_ttl=N');
 
-  // Transactions (the wrapper leaves them out, on both servers, until Keel has MULTI).
+  // Transactions: multi() is one MULTI ... EXEC; WATCH in an isolated connection is broken by
+  // another client's write, which node-redis reports as a WatchError.
   if (!withMulti) {
     skipped.push('MULTI/EXEC: keel-server has no MULTI yet (the transactions issue)');
   } else {
     const replies = await client.multi().set('balance', '100').incrBy('balance', 5)
         .get('balance').exec();
     assert.deepEqual(replies, ['OK', 105, '105'], 'MULTI/EXEC');
-    results.transaction = replies;
+    const watched = await client.executeIsolated(async (isolatedClient) => {
+      await isolatedClient.select(2);
+      await isolatedClient.watch('balance');
+      await client.set('balance', '1');
+      try {
+        await isolatedClient.multi().set('balance', '999').exec();
+        return 'EXEC ran';
+      } catch (error) {
+        return error.constructor.name;
+      }
+    });
+    assert.equal(watched, 'WatchError', 'EXEC after another client wrote a watched key');
+    assert.equal(await client.get('balance'), '1', 'the broken transaction wrote nothing');
+    results.transaction = replies.concat([watched]);
   }
 
   await client.quit();

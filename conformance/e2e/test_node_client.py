@@ -1,7 +1,7 @@
 # Node.js's official Redis client (Debian's node-redis 4.5) against keel-server: runs
 # node_client_session.js, a realistic session with its own assertions, against redis-server and
-# then keel-server, and checks that both pass and print the same results. MULTI/EXEC is left out
-# of both sessions (and the output says so) until keel-server has MULTI.
+# then keel-server, and checks that both pass and print the same results. MULTI/EXEC and WATCH
+# are left out of both sessions (and the output says so) when keel-server has no MULTI.
 import json
 import os
 import sys

@@ -1,7 +1,8 @@
 # Python's redis client from Debian (python3-redis 4.3.4) against keel-server: a realistic
 # session (strings with options, errors as exceptions, binary and large values, databases, client
 # names, INFO and CONFIG through the client's parsers), pipelines, a connection pool shared by
-# threads, and, once Keel has MULTI, transactions; RESP3 once the client has it (redis-py 5.0+).
+# threads, transactions (pipelines with transaction=True, WATCH, r.transaction()) and a WATCH
+# retry loop of threads sharing a counter; RESP3 once the client has it (redis-py 5.0+).
 # Every case runs against redis-server first and then keel-server, with the same checks, and the
 # two sessions' results must be equal.
 #
@@ -198,17 +199,123 @@ def transactions(server):
     pipe.set("balance", 100).get("balance").set("audit", "done")
     results = pipe.execute()
     h.check_equal(results, [True, b"100", True], "MULTI/EXEC through a transaction pipeline")
+    # A runtime error fails only its command; raise_on_error=False hands it back in place.
+    pipe = r.pipeline(transaction=True)
+    pipe.set("text", "abc").incr("text").set("after", "1")
+    mixed = pipe.execute(raise_on_error=False)
+    h.check(isinstance(mixed[1], redis.ResponseError), f"INCR of text inside EXEC: {mixed!r}")
+    h.check_equal(r.get("after"), b"1", "the command after the runtime error ran")
+    results.append([m if not isinstance(m, Exception) else f"error: {m}" for m in mixed])
+    # A queuing error aborts the whole transaction: redis-py raises a ResponseError naming the
+    # bad command, and nothing ran.
+    pipe = r.pipeline(transaction=True)
+    pipe.set("never", "1").execute_command("SET", "only-a-key")
+    try:
+        pipe.execute()
+        raise h.TestFailure("a transaction with a wrong-arity command did not raise")
+    except redis.ResponseError as error:
+        results.append(f"aborted: {type(error).__name__}: {error}")
+    h.check_equal(r.exists("never"), 0, "nothing of an aborted transaction ran")
+    # WATCH: another client's write makes EXEC fail with WatchError.
+    other = client(server)
+    with r.pipeline(transaction=True) as pipe:
+        pipe.watch("balance")
+        h.check_equal(pipe.get("balance"), b"100", "a read in WATCH mode runs at once")
+        other.set("balance", 50)
+        pipe.multi()
+        pipe.set("balance", 200)
+        try:
+            pipe.execute()
+            raise h.TestFailure("EXEC after another client's write did not raise WatchError")
+        except redis.WatchError:
+            results.append("watch broken by another client")
+    h.check_equal(r.get("balance"), b"50", "the broken transaction did not write")
+    # A watched key that expires before EXEC breaks the transaction too.
+    r.set("lease", "mine", px=50)
+    with r.pipeline(transaction=True) as pipe:
+        pipe.watch("lease")
+        import time
+        time.sleep(0.2)
+        pipe.multi()
+        pipe.set("lease", "renewed")
+        try:
+            pipe.execute()
+            raise h.TestFailure("EXEC after the watched key expired did not raise WatchError")
+        except redis.WatchError:
+            results.append("watch broken by expiry")
+    # transaction() is the retry loop: it re-runs the function until EXEC succeeds.
+    def double(pipe):
+        value = int(pipe.get("balance"))
+        pipe.multi()
+        pipe.set("balance", value * 2)
+    h.check_equal(r.transaction(double, "balance"), [True], "r.transaction()'s EXEC")
+    h.check_equal(r.get("balance"), b"100", "the doubled balance")
+    # DISCARD through reset() of a pipeline in MULTI mode.
+    pipe = r.pipeline(transaction=True)
+    pipe.watch("balance")
+    pipe.multi()
+    pipe.set("balance", 0)
+    pipe.reset()
+    h.check_equal(r.get("balance"), b"100", "a reset pipeline wrote nothing")
+    other.close()
     r.close()
     return results
 
 
 def test_transactions():
-    with h.start_server() as server:
-        if not h.has_command(server, "multi"):
-            h.skip("transactions: keel-server has no MULTI/EXEC yet (the transactions issue); "
-                   "this case runs once it does")
     redis_result, keel_result = h.on_redis_then_keel(transactions)
     h.check_equal(keel_result, redis_result, "the transaction's results, keel vs redis")
+
+
+WATCH_THREADS = 4
+WATCH_INCREMENTS_PER_THREAD = 50
+
+
+def watch_retry(server):
+    """Optimistic locking: threads increment one counter with GET + MULTI/SET/EXEC under WATCH,
+    retrying on WatchError: no increment may be lost however the threads collide."""
+    r = client(server)
+    r.flushall()
+    r.set("counter", 0)
+    failures = []
+    retries = [0] * WATCH_THREADS
+
+    def worker(number):
+        mine = client(server)
+        try:
+            for _ in range(WATCH_INCREMENTS_PER_THREAD):
+                while True:
+                    with mine.pipeline(transaction=True) as pipe:
+                        try:
+                            pipe.watch("counter")
+                            value = int(pipe.get("counter"))
+                            pipe.multi()
+                            pipe.set("counter", value + 1)
+                            pipe.execute()
+                            break
+                        except redis.WatchError:
+                            retries[number] += 1
+        except Exception as error:  # reported below
+            failures.append(f"thread {number}: {error!r}")
+        finally:
+            mine.close()
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(WATCH_THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    h.check(not any(thread.is_alive() for thread in threads), "a WATCH thread did not finish")
+    h.check_equal(failures, [], "failures of the WATCH threads")
+    total = WATCH_THREADS * WATCH_INCREMENTS_PER_THREAD
+    h.check_equal(int(r.get("counter")), total, "the counter after every thread's increments")
+    r.close()
+    return int(r.get("counter"))
+
+
+def test_watch_retry():
+    redis_result, keel_result = h.on_redis_then_keel(watch_retry)
+    h.check_equal(keel_result, redis_result, "the counter, keel vs redis")
 
 
 def test_resp3():
@@ -227,7 +334,7 @@ def test_resp3():
 
 
 CASES = {"session": test_session, "pipelines": test_pipelines, "pool": test_pool,
-         "transactions": test_transactions, "resp3": test_resp3}
+         "transactions": test_transactions, "watch_retry": test_watch_retry, "resp3": test_resp3}
 
 if __name__ == "__main__":
     if redis is None:

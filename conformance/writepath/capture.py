@@ -147,6 +147,9 @@ def run(redis_server, steps, event_flags, with_aof):
     server.start()
     try:
         main = Connection(server.port)
+        # INFO and the sentinel go on their own connection: inside MULTI the main one would
+        # queue them.
+        probe = Connection(server.port)
         events = Connection(server.port)
         events.send([b"PSUBSCRIBE", b"__keyevent@*__:*"])
         resp.read_reply(events.reader)
@@ -162,12 +165,12 @@ def run(redis_server, steps, event_flags, with_aof):
                 time.sleep(value / 1000.0)
                 continue
             args = casefile.split_args(value)
-            before = dirty(main)
+            before = dirty(probe)
             now_ms = int(time.time() * 1000)
             main.call(args)
-            changed = dirty(main) - before
+            changed = dirty(probe) - before
             sentinel += 1
-            main.call([b"PUBLISH", b"capture-sentinel", b"%d" % sentinel])
+            probe.call([b"PUBLISH", b"capture-sentinel", b"%d" % sentinel])
             seen = []
             while True:
                 message = resp.read_reply(events.reader)[1].data
@@ -183,6 +186,7 @@ def run(redis_server, steps, event_flags, with_aof):
                           for command in aof.take()] if with_aof else []
             results.append((value, changed, seen, propagated))
         main.close()
+        probe.close()
         events.close()
         return results
     finally:

@@ -29,7 +29,9 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   const int64_t now_ms = engine.wall_ms();
   std::string flags;
   if (client.flags & kClientMonitor) flags += 'O';
+  if (client.flags & kClientMulti) flags += 'x';
   if (client.flags & kClientPostponed) flags += 'b';
+  if (client.flags & kClientDirtyCas) flags += 'd';
   if (client.flags & kClientCloseAfterReply) flags += 'c';
   if (client.flags & kClientCloseAsap) flags += 'A';
   if (client.flags & kClientNoEvict) flags += 'e';
@@ -47,6 +49,10 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   const auto pending = static_cast<int64_t>(client.output().pending_bytes());
   const auto query_bytes = static_cast<int64_t>(client.query().unread_size());
   const auto query_free = static_cast<int64_t>(client.query().capacity()) - query_bytes;
+  const Transaction* transaction = client.transaction.get();
+  const int64_t queued = transaction == nullptr ? 0 : static_cast<int64_t>(transaction->count());
+  const int64_t multi_bytes =
+      transaction == nullptr ? 0 : static_cast<int64_t>(transaction->multi_mem_bytes());
   AppendField(&line, "id", static_cast<int64_t>(client.id()));
   AppendField(&line, "addr", client.peer_address);
   AppendField(&line, "laddr", client.local_address);
@@ -59,17 +65,17 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   AppendField(&line, "sub", 0);
   AppendField(&line, "psub", 0);
   AppendField(&line, "ssub", 0);
-  AppendField(&line, "multi", -1);
+  AppendField(&line, "multi", (client.flags & kClientMulti) ? queued : -1);
   AppendField(&line, "qbuf", query_bytes);
   AppendField(&line, "qbuf-free", query_free);
   AppendField(&line, "argv-mem", argv_bytes);
-  AppendField(&line, "multi-mem", 0);
+  AppendField(&line, "multi-mem", multi_bytes);
   AppendField(&line, "rbs", static_cast<int64_t>(client.output().chunk_count() * 16384));
   AppendField(&line, "rbp", 0);
   AppendField(&line, "obl", pending);
   AppendField(&line, "oll", static_cast<int64_t>(client.output().chunk_count()));
   AppendField(&line, "omem", pending);
-  AppendField(&line, "tot-mem", query_bytes + query_free + pending + argv_bytes);
+  AppendField(&line, "tot-mem", query_bytes + query_free + pending + argv_bytes + multi_bytes);
   AppendField(&line, "events", events);
   AppendField(&line, "cmd", client.last_command ? client.last_command->full_name : "NULL");
   AppendField(&line, "user", "default");
@@ -100,7 +106,7 @@ void CmdClientGetname(CommandContext& context) {
 }
 
 void CmdClientInfo(CommandContext& context) {
-  context.reply.Verbatim(DescribeClient(context.engine, context.client, context) + "\n");
+  context.reply.Verbatim(DescribeClient(context.server(), context.client, context) + "\n");
 }
 
 void CmdClientList(CommandContext& context) {
@@ -138,14 +144,14 @@ void CmdClientList(CommandContext& context) {
   if (only_ids) {
     // In the order asked, repeats included, as Redis looks each id up in turn.
     for (int64_t id : ids) {
-      Client* client = id > 0 ? context.engine.FindClient(static_cast<uint64_t>(id)) : nullptr;
+      Client* client = id > 0 ? context.server().FindClient(static_cast<uint64_t>(id)) : nullptr;
       if (client == nullptr) continue;
-      text += DescribeClient(context.engine, *client, context);
+      text += DescribeClient(context.server(), *client, context);
       text += '\n';
     }
   } else if (!none) {
-    for (const auto& [id, client] : context.engine.clients()) {
-      text += DescribeClient(context.engine, *client, context);
+    for (const auto& [id, client] : context.server().clients()) {
+      text += DescribeClient(context.server(), *client, context);
       text += '\n';
     }
   }
@@ -265,12 +271,12 @@ void CmdClientKill(CommandContext& context) {
   if (!ParseKillFilter(context, &filter)) return;
   int64_t killed = 0;
   bool kill_me = false;
-  for (const auto& [id, client] : context.engine.clients()) {
+  for (const auto& [id, client] : context.server().clients()) {
     if (!KillMatches(filter, *client, context)) continue;
     if (client.get() == &context.client) {
       kill_me = true;  // closed once this reply is written
     } else {
-      context.engine.RequestClose(client.get());
+      context.server().RequestClose(client.get());
     }
     killed++;
   }
@@ -318,12 +324,12 @@ void CmdClientPause(CommandContext& context) {
     end_ms = static_cast<int64_t>(static_cast<uint64_t>(context.now_ms()) +
                                   static_cast<uint64_t>(timeout_ms));
   }
-  context.engine.PauseClients(mode, end_ms);
+  context.server().PauseClients(mode, end_ms);
   context.reply.Ok();
 }
 
 void CmdClientUnpause(CommandContext& context) {
-  context.engine.UnpauseClients();
+  context.server().UnpauseClients();
   context.reply.Ok();
 }
 

@@ -4,7 +4,7 @@
 #include "engine/base/glob.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
-#include "engine/commands/key_extraction.h"
+#include "engine/registry/key_extraction.h"
 
 namespace keel {
 namespace {
@@ -210,17 +210,17 @@ void ReplyCommandDocs(ReplyBuilder& reply, const CommandSpec& spec) {
 }
 
 void CmdCommand(CommandContext& context) {
-  const auto& commands = context.engine.registry().commands();
+  const auto& commands = context.server().registry().commands();
   context.reply.ArrayHeader(commands.size());
   for (const CommandSpec* spec : commands) ReplyCommandInfo(context.reply, *spec);
 }
 
 void CmdCommandCount(CommandContext& context) {
-  context.reply.Integer(static_cast<int64_t>(context.engine.registry().commands().size()));
+  context.reply.Integer(static_cast<int64_t>(context.server().registry().commands().size()));
 }
 
 void CmdCommandInfo(CommandContext& context) {
-  const Registry& registry = context.engine.registry();
+  const Registry& registry = context.server().registry();
   if (context.argc() == 2) {
     CmdCommand(context);
     return;
@@ -237,7 +237,7 @@ void CmdCommandInfo(CommandContext& context) {
 }
 
 void CmdCommandDocs(CommandContext& context) {
-  const Registry& registry = context.engine.registry();
+  const Registry& registry = context.server().registry();
   std::vector<const CommandSpec*> found;
   if (context.argc() == 2) {
     found = registry.commands();
@@ -291,7 +291,7 @@ void CmdCommandList(CommandContext& context) {
         break;
     }
   };
-  for (const CommandSpec* spec : context.engine.registry().commands()) {
+  for (const CommandSpec* spec : context.server().registry().commands()) {
     consider(*spec);
     for (const auto& sub : spec->subcommands) consider(*sub);
   }
@@ -302,7 +302,7 @@ void CmdCommandList(CommandContext& context) {
 void GetKeys(CommandContext& context, bool with_flags) {
   const std::span<const std::string_view> target = context.args.subspan(2);
   bool unknown_subcommand = false;
-  const CommandSpec* spec = context.engine.registry().Resolve(target, &unknown_subcommand);
+  const CommandSpec* spec = context.server().registry().Resolve(target, &unknown_subcommand);
   if (spec == nullptr) {
     context.reply.Error("ERR Invalid command specified");
     return;

@@ -58,14 +58,14 @@ void CmdConfigGet(CommandContext& context) {
   context.reply.MapHeader(matches.size());
   for (const auto& [name, param] : matches) {
     context.reply.Bulk(name);
-    context.reply.Bulk(context.engine.config().Get(*param));
+    context.reply.Bulk(context.server().config().Get(*param));
   }
 }
 
 // Redis's allowProtectedAction: enable-protected-configs yes, or local and a local client.
 bool ProtectedConfigsAllowed(CommandContext& context) {
   const std::string& setting =
-      context.engine.config().Get(*Config::Find("enable-protected-configs"));
+      context.server().config().Get(*Config::Find("enable-protected-configs"));
   return setting == "yes" || (setting == "local" && context.client.peer_is_loopback);
 }
 
@@ -128,7 +128,7 @@ std::string StageConfigSet(CommandContext& context, const std::vector<ConfigChan
     }
     if (change.param->name == "dir") {
       Result<std::vector<std::string>> listing =
-          context.engine.env().files().ListDirectory(staged->Get(*change.param));
+          context.server().env().files().ListDirectory(staged->Get(*change.param));
       if (!listing.ok()) return SetFailure(change.entry, StatusErrnoText(listing.status()));
     }
   }
@@ -140,10 +140,10 @@ std::string StageConfigSet(CommandContext& context, const std::vector<ConfigChan
 // certificates; moving the listeners can fail on a taken port or an unusable address.
 std::string ApplyConfigSet(CommandContext& context, const std::vector<ConfigChange>& changes,
                            const Config& staged) {
-  const Config& live = context.engine.config();
+  const Config& live = context.server().config();
   const ConfigValues& now = live.values();
   const ConfigValues& next = staged.values();
-  ListenerControl* listeners = context.engine.listener_control();
+  ListenerControl* listeners = context.server().listener_control();
   bool listeners_moved = false;
   bool tls_checked = false;
   for (const ConfigChange& change : changes) {
@@ -186,19 +186,19 @@ void CmdConfigSet(CommandContext& context) {
   std::string failure = CheckConfigSetNames(context, &changes);
   // All or nothing: the changes are made on a copy that replaces the live config only when every
   // value was accepted and applied.
-  Config staged = context.engine.config();
+  Config staged = context.server().config();
   if (failure.empty()) failure = StageConfigSet(context, changes, &staged);
   if (failure.empty()) failure = ApplyConfigSet(context, changes, staged);
   if (!failure.empty()) {
     context.reply.Error(failure);
     return;
   }
-  context.engine.ReplaceConfig(std::move(staged));
+  context.server().ReplaceConfig(std::move(staged));
   context.reply.Ok();
 }
 
 void CmdConfigResetstat(CommandContext& context) {
-  ServerStats& stats = context.engine.stats();
+  ServerStats& stats = context.server().stats();
   const size_t commands = stats.commands.size();
   stats = ServerStats();
   stats.commands.resize(commands);
@@ -249,25 +249,25 @@ Status ReplaceConfigFile(FileSystem& files, const std::string& path, const std::
 }
 
 void CmdConfigRewrite(CommandContext& context) {
-  const std::string& path = context.engine.startup().config_file;
+  const std::string& path = context.server().startup().config_file;
   if (path.empty()) {
     context.reply.Error("ERR The server is running without a config file");
     return;
   }
-  FileSystem& files = context.engine.env().files();
+  FileSystem& files = context.server().env().files();
   std::string old_content;
   Status status = ReadConfigFile(files, path, &old_content);
   if (status.ok()) {
     status =
-        ReplaceConfigFile(files, path, RewriteConfigText(old_content, context.engine.config()));
+        ReplaceConfigFile(files, path, RewriteConfigText(old_content, context.server().config()));
   }
   if (!status.ok()) {
     const std::string reason = StatusErrnoText(status);
-    context.engine.Log(LogLevel::kWarning, "CONFIG REWRITE failed: " + reason);
+    context.server().Log(LogLevel::kWarning, "CONFIG REWRITE failed: " + reason);
     context.reply.Error("ERR Rewriting config file: " + reason);
     return;
   }
-  context.engine.Log(LogLevel::kWarning, "CONFIG REWRITE executed with success.");
+  context.server().Log(LogLevel::kWarning, "CONFIG REWRITE executed with success.");
   context.reply.Ok();
 }
 

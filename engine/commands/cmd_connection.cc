@@ -47,7 +47,7 @@ void CmdAuth(CommandContext& context) {
   std::string_view user = "default";
   std::string_view password = context.arg(1);
   if (context.argc() == 2) {
-    if (context.engine.settings().requirepass.empty()) {
+    if (context.server().settings().requirepass.empty()) {
       context.reply.Error(
           "ERR AUTH <password> called without any password configured for the default user. "
           "Are you sure your configuration is correct?");
@@ -57,7 +57,7 @@ void CmdAuth(CommandContext& context) {
     user = context.arg(1);
     password = context.arg(2);
   }
-  if (!CheckPassword(context.engine, user, password)) {
+  if (!CheckPassword(context.server(), user, password)) {
     context.reply.Error(kWrongPass);
     return;
   }
@@ -88,7 +88,7 @@ void CmdHello(CommandContext& context) {
       // Passwords never reach SLOWLOG or MONITOR.
       context.Redact(i + 1);
       context.Redact(i + 2);
-      if (!CheckPassword(context.engine, context.arg(i + 1), context.arg(i + 2))) {
+      if (!CheckPassword(context.server(), context.arg(i + 1), context.arg(i + 2))) {
         context.reply.Error(kWrongPass);
         return;
       }
@@ -142,14 +142,15 @@ void CmdQuit(CommandContext& context) {
 void CmdReset(CommandContext& context) {
   Client& client = context.client;
   client.reply().set_resp(2);
-  if (client.flags & kClientMonitor) context.engine.RemoveMonitor(&client);
+  if (client.flags & kClientMonitor) context.server().RemoveMonitor(&client);
+  context.server().DiscardTransaction(client);
   // Redis 7.0.15 keeps CLIENT NO-EVICT across RESET; NO-TOUCH (7.2) is cleared as 7.2 does. A
   // CLIENT REPLY SKIP in force still silences this reply, as in Redis.
   client.flags &= ~(kClientReplyOff | kClientReplySkipNext | kClientNoTouch);
   client.reply().set_muted((client.flags & kClientReplySkip) != 0);
   client.db_index = 0;
   client.name.clear();
-  client.authenticated = context.engine.settings().requirepass.empty();
+  client.authenticated = context.server().settings().requirepass.empty();
   context.reply.SimpleString("RESET");
 }
 

@@ -24,6 +24,7 @@
 #include "engine/commands/scratch.h"
 #include "engine/db/digest.h"
 #include "engine/db/keyspace.h"
+#include "engine/db/types/list.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -43,7 +44,7 @@ int CAtoi(std::string_view text) {
 void DebugHelp(CommandContext& context);
 
 void DebugChangeReplId(CommandContext& context) {
-  context.engine.ChangeReplicationId();
+  context.server().ChangeReplicationId();
   context.reply.Ok();
 }
 
@@ -59,7 +60,7 @@ void DebugError(CommandContext& context) {
 }
 
 void DebugLog(CommandContext& context) {
-  context.engine.Log(LogLevel::kWarning, "DEBUG LOG: " + CText(context.arg(2)));
+  context.server().Log(LogLevel::kWarning, "DEBUG LOG: " + CText(context.arg(2)));
   context.reply.Ok();
 }
 
@@ -67,7 +68,8 @@ void DebugLog(CommandContext& context) {
 // LZF when rdbcompression is on.
 size_t SerializedBytes(const CommandContext& context, const Entry& entry) {
   std::string serialised;
-  SerialiseValue(entry, {.compress = context.engine.config().values().rdbcompression}, &serialised);
+  SerialiseValue(entry, {.compress = context.server().config().values().rdbcompression},
+                 &serialised);
   return serialised.size() - 1;
 }
 
@@ -90,6 +92,23 @@ void DebugDigestValue(CommandContext& context) {
   }
 }
 
+// The quicklist fields Redis adds for a list: nodes, elements per node, the fill the list was
+// made with, whether nodes are compressed (Keel's never are; this follows list-compress-depth
+// as configured now, where Redis keeps the depth the list was made with) and the listpacks'
+// bytes. Returns the characters appended at `line` + `used`.
+int AppendQuicklistFields(const CommandContext& context, const Entry& entry, char* line, int used,
+                          size_t size) {
+  const auto& list = *static_cast<const List*>(EntryObject(entry));
+  size_t listpack_bytes = 0;
+  list.ForEachNode([&](const unsigned char*, size_t bytes) { listpack_bytes += bytes; });
+  const double average = static_cast<double>(list.size()) / static_cast<double>(list.node_count());
+  const int compressed = context.config().list_compress_depth != 0 ? 1 : 0;
+  return std::snprintf(line + used, size - static_cast<size_t>(used),
+                       " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d "
+                       "ql_uncompressed_size:%zu",
+                       list.node_count(), average, list.fill(), compressed, listpack_bytes);
+}
+
 // DEBUG OBJECT key: Redis's line with the fields Keel has. The key is found as it is stored,
 // expired or not, without touching it or counting a lookup, as Redis's dictFind does. "Value at"
 // is the key's hash where Redis prints the object's address: a pointer value would make the
@@ -101,8 +120,8 @@ void DebugObject(CommandContext& context) {
     context.reply.Error("ERR no such key");
     return;
   }
-  char line[256];
-  const int length =
+  char line[512];
+  int length =
       std::snprintf(line, sizeof(line),
                     "Value at:0x%llx refcount:%lld encoding:%.*s serializedlength:%zu lru:%u "
                     "lru_seconds_idle:%lld",
@@ -111,6 +130,8 @@ void DebugObject(CommandContext& context) {
                     static_cast<int>(EncodingNameOf(*entry).size()), EncodingNameOf(*entry).data(),
                     SerializedBytes(context, *entry), entry->access_clock(),
                     static_cast<long long>(context.keyspace.IdleTimeMs(*entry) / 1000));
+  if (entry->type() == ValueType::kList)
+    length += AppendQuicklistFields(context, *entry, line, length, sizeof(line));
   context.reply.SimpleString(std::string_view(line, static_cast<size_t>(length)));
 }
 
@@ -143,7 +164,7 @@ void DebugPopulate(CommandContext& context) {
 
   // With a size, one zeroed buffer serves every value: each key's text is written over its
   // start and zeroed again after the write.
-  ScratchBuffer padded(context.engine.memory());
+  ScratchBuffer padded(context.server().memory());
   if (!padded.Allocate(static_cast<size_t>(size))) {
     context.reply.Error(errors::kOom);
     return;
@@ -237,7 +258,7 @@ void DebugProtocol(CommandContext& context) {
 }
 
 void DebugSetActiveExpire(CommandContext& context) {
-  context.engine.set_active_expire_enabled(CAtoi(context.arg(2)) != 0);
+  context.server().set_active_expire_enabled(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
 }
 
@@ -249,13 +270,13 @@ void DebugQuicklistPackedThreshold(CommandContext& context) {
     context.reply.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb");
     return;
   }
-  context.engine.set_quicklist_packed_threshold_bytes(
+  context.server().set_quicklist_packed_threshold_bytes(
       bytes == 0 ? Engine::kQuicklistPackedThresholdDefault : bytes);
   context.reply.Ok();
 }
 
 void DebugSetSkipChecksumValidation(CommandContext& context) {
-  context.engine.set_skip_checksum_validation(CAtoi(context.arg(2)) != 0);
+  context.server().set_skip_checksum_validation(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
 }
 
@@ -268,7 +289,7 @@ void DebugSleep(CommandContext& context) {
   // A termination signal ends the sleep early, as it interrupts Redis's nanosleep, and the server
   // then shuts down at once instead of after the sleep.
   if (micros >= 1.0 && micros < 9.2e18) {
-    context.engine.env().Wait(static_cast<int64_t>(micros), nullptr, 0);
+    context.server().env().Wait(static_cast<int64_t>(micros), nullptr, 0);
   }
   context.reply.Ok();
 }
@@ -280,7 +301,7 @@ void DebugStringmatchTest(CommandContext& context) {
   constexpr size_t kBytesMax = 32;
   char text[kBytesMax];
   char pattern[kBytesMax];
-  Rng& rng = context.engine.rng();
+  Rng& rng = context.server().rng();
   uint64_t matches = 0;
   for (int cycle = 0; cycle < kCycles; cycle++) {
     const size_t text_size = rng.Next() % kBytesMax;
@@ -295,7 +316,7 @@ void DebugStringmatchTest(CommandContext& context) {
 }
 
 void DebugPauseCron(CommandContext& context) {
-  context.engine.set_cron_paused(CAtoi(context.arg(2)) != 0);
+  context.server().set_cron_paused(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
 }
 

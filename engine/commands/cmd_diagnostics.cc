@@ -11,16 +11,22 @@ namespace {
 
 void CmdTime(CommandContext& context) {
   // The command-time snapshot, as seconds and microseconds, both as bulk strings.
-  const int64_t now_us = context.engine.wall_us();
+  const int64_t now_us = context.server().wall_us();
   context.reply.ArrayHeader(2);
   context.reply.Bulk(Int64ToString(now_us / 1000000));
   context.reply.Bulk(Int64ToString(now_us % 1000000));
 }
 
 void CmdMonitor(CommandContext& context) {
+  // A transaction's client expects one reply per command, so it cannot turn into a monitor
+  // (Redis checks CLIENT_DENY_BLOCKING, which EXEC sets).
+  if (!context.may_block()) {
+    context.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    return;
+  }
   // A second MONITOR gets no reply at all, as in Redis (which ignores it for a replica).
   if (context.client.flags & kClientMonitor) return;
-  context.engine.AddMonitor(&context.client);
+  context.server().AddMonitor(&context.client);
   context.reply.Ok();
 }
 
@@ -36,7 +42,7 @@ void CmdSlowlogGet(CommandContext& context) {
     context.reply.Error(SubcommandSyntaxError(context.arg(0), context.arg(1)));
     return;
   }
-  const auto& entries = context.engine.slowlog().entries();
+  const auto& entries = context.server().slowlog().entries();
   int64_t count = 10;
   if (context.argc() == 3) {
     if (!ParseStrictInt64(context.arg(2), &count) || count < -1) {
@@ -63,11 +69,11 @@ void CmdSlowlogGet(CommandContext& context) {
 }
 
 void CmdSlowlogLen(CommandContext& context) {
-  context.reply.Integer(static_cast<int64_t>(context.engine.slowlog().entries().size()));
+  context.reply.Integer(static_cast<int64_t>(context.server().slowlog().entries().size()));
 }
 
 void CmdSlowlogReset(CommandContext& context) {
-  context.engine.slowlog().Reset();
+  context.server().slowlog().Reset();
   context.reply.Ok();
 }
 
@@ -93,7 +99,7 @@ void CmdSlowlogHelp(CommandContext& context) {
 
 void CmdLatencyLatest(CommandContext& context) {
   // Events in name order (Redis walks a hash table: the order is unspecified).
-  const auto& events = context.engine.latency_monitor().events();
+  const auto& events = context.server().latency_monitor().events();
   ReplyBuilder& reply = context.reply;
   reply.ArrayHeader(events.size());
   for (const auto& [name, series] : events) {
@@ -106,7 +112,7 @@ void CmdLatencyLatest(CommandContext& context) {
 }
 
 void CmdLatencyHistory(CommandContext& context) {
-  const LatencyMonitor::Series* series = context.engine.latency_monitor().Find(context.arg(2));
+  const LatencyMonitor::Series* series = context.server().latency_monitor().Find(context.arg(2));
   ReplyBuilder& reply = context.reply;
   if (series == nullptr) {
     reply.EmptyArray();
@@ -127,7 +133,7 @@ void CmdLatencyHistory(CommandContext& context) {
 }
 
 void CmdLatencyReset(CommandContext& context) {
-  LatencyMonitor& monitor = context.engine.latency_monitor();
+  LatencyMonitor& monitor = context.server().latency_monitor();
   if (context.argc() == 2) {
     context.reply.Integer(monitor.ResetAll());
     return;
@@ -155,16 +161,16 @@ void ReplyCommandHistogram(ReplyBuilder& reply, const CommandSpec& spec,
 void CmdLatencyHistogram(CommandContext& context) {
   // Every command with a histogram, or those named ("client" names all its subcommands;
   // unknown names are skipped), in registration order (Redis's is its hash table's).
-  const auto& commands = context.engine.stats().commands;
+  const auto& commands = context.server().stats().commands;
   std::vector<const CommandSpec*> chosen;
   auto add = [&](const CommandSpec* spec) {
     if (commands[spec->id].latency != nullptr) chosen.push_back(spec);
   };
   if (context.argc() == 2) {
-    for (const CommandSpec* spec : context.engine.registry().all()) add(spec);
+    for (const CommandSpec* spec : context.server().registry().all()) add(spec);
   } else {
     for (size_t i = 2; i < context.argc(); i++) {
-      const CommandSpec* spec = context.engine.registry().FindByFullName(context.arg(i));
+      const CommandSpec* spec = context.server().registry().FindByFullName(context.arg(i));
       if (spec == nullptr) continue;
       add(spec);
       for (const auto& sub : spec->subcommands) add(sub.get());

@@ -61,7 +61,7 @@ class InfoWriter {
 };
 
 void ServerSection(CommandContext& context, InfoWriter& info) {
-  Engine& engine = context.engine;
+  Engine& engine = context.server();
   const ProcessInfo process = engine.env().Process();
   const int64_t uptime_s = (engine.now_monotonic_us() - engine.start_monotonic_us()) / 1000000;
   info.Section("Server");
@@ -95,24 +95,24 @@ void ServerSection(CommandContext& context, InfoWriter& info) {
 void ClientsSection(CommandContext& context, InfoWriter& info) {
   // Clients whose command waits for CLIENT PAUSE count as blocked, as in Redis.
   uint64_t blocked = 0;
-  for (const auto& [id, client] : context.engine.clients()) {
+  for (const auto& [id, client] : context.server().clients()) {
     blocked += (client->flags & kClientPostponed) != 0;
   }
   info.Section("Clients");
-  info.Field("connected_clients", static_cast<uint64_t>(context.engine.client_count()));
+  info.Field("connected_clients", static_cast<uint64_t>(context.server().client_count()));
   info.Field("cluster_connections", "0");
-  info.Field("maxclients", context.engine.settings().maxclients);
+  info.Field("maxclients", context.server().settings().maxclients);
   info.Field("client_recent_max_input_buffer",
-             static_cast<uint64_t>(context.engine.recent_max_input_buffer()));
+             static_cast<uint64_t>(context.server().recent_max_input_buffer()));
   info.Field("client_recent_max_output_buffer",
-             static_cast<uint64_t>(context.engine.recent_max_output_buffer()));
+             static_cast<uint64_t>(context.server().recent_max_output_buffer()));
   info.Field("blocked_clients", blocked);
   info.Field("tracking_clients", "0");
   info.Field("clients_in_timeout_table", "0");
 }
 
 void MemorySection(CommandContext& context, InfoWriter& info) {
-  Engine& engine = context.engine;
+  Engine& engine = context.server();
   MemoryAccountant& memory = engine.memory();
   const auto used = static_cast<double>(memory.used_bytes_total());
   const auto rss = static_cast<double>(memory.resource().ResidentBytes());
@@ -182,7 +182,7 @@ int64_t LastSaveTimeS(const Engine& engine) {
 
 void PersistenceSection(CommandContext& context, InfoWriter& info) {
   // Redis's values for a server that has never saved and has no AOF.
-  Engine& engine = context.engine;
+  Engine& engine = context.server();
   info.Section("Persistence");
   info.Fields(
       {"loading", "async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"},
@@ -209,7 +209,7 @@ void PersistenceSection(CommandContext& context, InfoWriter& info) {
 }
 
 void StatsSection(CommandContext& context, InfoWriter& info) {
-  const ServerStats& stats = context.engine.stats();
+  const ServerStats& stats = context.server().stats();
   const KeyspaceStats& keyspace_stats = context.keyspace.stats();
   info.Section("Stats");
   info.Field("total_connections_received", stats.total_connections_received);
@@ -257,7 +257,7 @@ void ReplicationSection(CommandContext& context, InfoWriter& info) {
   info.Field("role", "master");
   info.Field("connected_slaves", "0");
   info.Field("master_failover_state", "no-failover");
-  info.Field("master_replid", context.engine.replication_id());
+  info.Field("master_replid", context.server().replication_id());
   info.Field("master_replid2", "0000000000000000000000000000000000000000");
   info.Field("master_repl_offset", "0");
   info.Field("second_repl_offset", "-1");
@@ -268,7 +268,7 @@ void ReplicationSection(CommandContext& context, InfoWriter& info) {
 }
 
 void CpuSection(CommandContext& context, InfoWriter& info) {
-  const ProcessInfo process = context.engine.env().Process();
+  const ProcessInfo process = context.server().env().Process();
   const double system_s = static_cast<double>(process.cpu_system_us) / 1e6;
   const double user_s = static_cast<double>(process.cpu_user_us) / 1e6;
   info.Section("CPU");
@@ -282,8 +282,8 @@ void CpuSection(CommandContext& context, InfoWriter& info) {
 
 void CommandStatsSection(CommandContext& context, InfoWriter& info) {
   info.Section("Commandstats");
-  const ServerStats& stats = context.engine.stats();
-  for (const CommandSpec* spec : context.engine.registry().all()) {
+  const ServerStats& stats = context.server().stats();
+  for (const CommandSpec* spec : context.server().registry().all()) {
     const CommandStats& command = stats.commands[spec->id];
     if (command.calls == 0 && command.rejected_calls == 0 && command.failed_calls == 0) continue;
     const double per_call =
@@ -299,7 +299,7 @@ void CommandStatsSection(CommandContext& context, InfoWriter& info) {
 
 void ErrorStatsSection(CommandContext& context, InfoWriter& info) {
   info.Section("Errorstats");
-  for (const auto& [code, count] : context.engine.stats().errors) {
+  for (const auto& [code, count] : context.server().stats().errors) {
     info.Field("errorstat_" + code, "count=" + Int64ToString(static_cast<int64_t>(count)));
   }
 }
@@ -318,10 +318,10 @@ void LatencyStatsSection(CommandContext& context, InfoWriter& info) {
   // The percentiles of latency-tracking-info-percentiles for every command with a histogram;
   // only the title while latency-tracking is off.
   info.Section("Latencystats");
-  const ConfigValues& settings = context.engine.settings();
+  const ConfigValues& settings = context.server().settings();
   if (!settings.latency_tracking) return;
-  const auto& commands = context.engine.stats().commands;
-  for (const CommandSpec* spec : context.engine.registry().all()) {
+  const auto& commands = context.server().stats().commands;
+  for (const CommandSpec* spec : context.server().registry().all()) {
     const LatencyHistogram* histogram = commands[spec->id].latency.get();
     if (histogram == nullptr) continue;
     std::string value;
@@ -336,8 +336,8 @@ void LatencyStatsSection(CommandContext& context, InfoWriter& info) {
 
 void KeyspaceSection(CommandContext& context, InfoWriter& info) {
   info.Section("Keyspace");
-  for (int i = 0; i < context.engine.database_count(); i++) {
-    const Database& db = context.engine.database(i);
+  for (int i = 0; i < context.server().database_count(); i++) {
+    const Database& db = context.server().database(i);
     if (db.size() == 0) continue;
     info.Field("db" + Int64ToString(i),
                "keys=" + Int64ToString(static_cast<int64_t>(db.size())) + ",expires=" +
@@ -396,7 +396,9 @@ void CmdInfo(CommandContext& context) {
   context.reply.Verbatim(info.text());
 }
 
-void CmdLastsave(CommandContext& context) { context.reply.Integer(LastSaveTimeS(context.engine)); }
+void CmdLastsave(CommandContext& context) {
+  context.reply.Integer(LastSaveTimeS(context.server()));
+}
 
 void CmdShutdown(CommandContext& context) {
   // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: without persistence every form but ABORT stops
@@ -430,7 +432,7 @@ void CmdShutdown(CommandContext& context) {
     return;
   }
   // The server loop logs "User requested shutdown..." once it stops, as for a signal.
-  context.engine.RequestShutdown();
+  context.server().RequestShutdown();
   // Redis closes the connection without a reply on success.
   context.client.flags |= kClientCloseAfterReply;
 }

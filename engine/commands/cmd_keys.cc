@@ -171,7 +171,7 @@ void CmdSwapdb(CommandContext& context) {
       !ParseIntArg(context, context.arg(2), "ERR invalid second DB index", &second)) {
     return;
   }
-  const int count = context.engine.database_count();
+  const int count = context.database_count();
   if (first < 0 || first >= count || second < 0 || second >= count) {
     context.reply.Error(errors::kDbIndexOutOfRange);
     return;

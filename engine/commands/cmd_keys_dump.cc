@@ -9,6 +9,7 @@
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
+#include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set.h"
 #include "engine/db/types/set_ops.h"
 #include "engine/db/value_ops.h"
@@ -34,7 +35,7 @@ bool PayloadIsValid(const CommandContext& context, std::string_view payload) {
       reinterpret_cast<const unsigned char*>(payload.data() + payload.size() - kFooterBytes);
   const uint16_t version = static_cast<uint16_t>(footer[0] | footer[1] << 8);
   if (version > rdb::kVersion) return false;
-  if (context.engine.skip_checksum_validation()) return true;
+  if (context.skip_checksum_validation()) return true;
   uint64_t crc = 0;
   for (int i = 0; i < 8; i++) crc |= static_cast<uint64_t>(footer[2 + i]) << (8 * i);
   return Crc64(0, payload.data(), payload.size() - 8) == crc;
@@ -47,7 +48,7 @@ void CmdDump(CommandContext& context) {
     return;
   }
   std::string payload;
-  SerialiseValue(*entry, {.compress = context.engine.config().values().rdbcompression}, &payload);
+  SerialiseValue(*entry, {.compress = context.config().rdbcompression}, &payload);
   AppendFooter(&payload);
   context.reply.Bulk(payload);
 }
@@ -120,36 +121,81 @@ uint32_t RestoredAccessClock(const CommandContext& context, const RestoreOptions
   return clock.Initial();
 }
 
-// A value of an object type read from a payload, owned here until a key takes it.
-struct LoadedObject {
+// A value read from a payload: a string's bytes, or an object-typed value's structure (owned
+// here until stored or discarded).
+struct LoadedValue {
   ValueType type = ValueType::kString;
   ObjectEncoding encoding = ObjectEncoding::kRaw;
+  std::string string;
   void* object = nullptr;
 
-  void Free(CommandContext& context) {
+  void Discard(MemoryAccountant& memory) {
     if (object == nullptr) return;
-    if (type == ValueType::kSet) {
-      SetValue::Destroy(static_cast<SetValue*>(object), context.engine.memory());
+    if (type == ValueType::kList) {
+      List::Destroy(static_cast<List*>(object), memory);
+    } else if (type == ValueType::kSet) {
+      SetValue::Destroy(static_cast<SetValue*>(object), memory);
     }
     object = nullptr;
   }
 };
 
-// Reads an object-typed value of RDB type `rdb_type`; an unknown type is corrupt.
-LoadStatus LoadObject(CommandContext& context, uint8_t rdb_type, rdb::Reader& reader,
-                      LoadedObject* loaded) {
-  if (rdb_type == rdb::kTypeSet || rdb_type == rdb::kTypeSetIntset) {
-    SetValue* set = nullptr;
-    const auto intset_max =
-        static_cast<size_t>(context.engine.config().values().set_max_intset_entries);
-    const LoadStatus status = LoadSet(rdb_type, reader, intset_max, context.keyspace.rng().Next(),
-                                      context.engine.memory(), &set);
-    if (status == LoadStatus::kLoaded) {
-      *loaded = {ValueType::kSet, SetEncodingOf(*set), set};
-    }
-    return status;
+// Reads the value's type byte and the value. False after replying: "Bad data format" for a
+// type Keel does not read (as Redis refuses one it does not know) or a malformed value, the OOM
+// error when memory was refused.
+bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded) {
+  uint8_t type = 0;
+  if (!reader.ReadByte(&type)) {
+    context.reply.Error("ERR Bad data format");
+    return false;
   }
-  return LoadStatus::kCorrupt;
+  if (type == rdb::kTypeString) {
+    if (reader.ReadString(&loaded->string, UINT32_MAX)) return true;
+  } else if (IsListRdbType(type)) {
+    const int fill = List::ClampFill(context.config().list_max_listpack_size);
+    List* list = nullptr;
+    const LoadOutcome outcome = LoadList(type, reader, fill, context.memory(), &list);
+    if (outcome == LoadOutcome::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return false;
+    }
+    if (outcome == LoadOutcome::kLoaded) {
+      loaded->type = ValueType::kList;
+      loaded->encoding = ObjectEncoding::kQuicklist;
+      loaded->object = list;
+      return true;
+    }
+  } else if (type == rdb::kTypeSet || type == rdb::kTypeSetIntset) {
+    const auto intset_max = static_cast<size_t>(context.config().set_max_intset_entries);
+    SetValue* set = nullptr;
+    const LoadStatus status =
+        LoadSet(type, reader, intset_max, context.keyspace.rng().Next(), context.memory(), &set);
+    if (status == LoadStatus::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return false;
+    }
+    if (status == LoadStatus::kLoaded) {
+      loaded->type = ValueType::kSet;
+      loaded->encoding = SetEncodingOf(*set);
+      loaded->object = set;
+      return true;
+    }
+  }
+  context.reply.Error("ERR Bad data format");
+  return false;
+}
+
+// Stores what LoadValue read as `key`; on kOutOfMemory the loaded value is discarded.
+Database::SetOutcome StoreLoaded(CommandContext& context, std::string_view key, uint64_t hash,
+                                 LoadedValue* loaded, int64_t expire_at_ms, uint32_t access_clock) {
+  const int db = context.db_index();
+  if (loaded->type == ValueType::kString) {
+    return context.keyspace.Restore(db, key, hash, loaded->string, expire_at_ms, access_clock);
+  }
+  const Database::SetOutcome outcome = context.keyspace.RestoreObject(
+      db, key, hash, loaded->type, loaded->encoding, loaded->object, expire_at_ms, access_clock);
+  if (outcome == Database::SetOutcome::kOutOfMemory) loaded->Discard(context.memory());
+  return outcome;
 }
 
 // RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency].
@@ -180,29 +226,8 @@ void CmdRestore(CommandContext& context) {
   // Redis's loader reads from the whole payload, footer included: a value that claims a few bytes
   // more than it has takes them from the footer, as there.
   rdb::Reader reader(payload);
-  uint8_t type = 0;
-  std::string value;
-  LoadedObject object;
-  bool loaded = reader.ReadByte(&type);
-  if (loaded && type == rdb::kTypeString) {
-    loaded = reader.ReadString(&value, UINT32_MAX);
-  } else if (loaded) {
-    // A type Keel does not read is refused as Redis refuses a type it does not know.
-    switch (LoadObject(context, type, reader, &object)) {
-      case LoadStatus::kLoaded:
-        break;
-      case LoadStatus::kCorrupt:
-        loaded = false;
-        break;
-      case LoadStatus::kOutOfMemory:
-        context.reply.Error(errors::kOom);
-        return;
-    }
-  }
-  if (!loaded) {
-    context.reply.Error("ERR Bad data format");
-    return;
-  }
+  LoadedValue loaded;
+  if (!LoadValue(context, reader, &loaded)) return;
   int64_t expire_at_ms = kNoExpiry;
   if (ttl > 0) {
     expire_at_ms = options.absttl ? ttl : RelativeToAbsolute(ttl, context.now_ms());
@@ -210,22 +235,16 @@ void CmdRestore(CommandContext& context) {
   const bool existed = options.replace && context.keyspace.LookupWrite(db, key, hash) != nullptr;
   if (expire_at_ms != kNoExpiry && context.keyspace.ExpiryIsPast(expire_at_ms)) {
     // Restored already expired: the replaced key is deleted, and nothing is added.
-    object.Free(context);
+    loaded.Discard(context.memory());
     if (existed) {
       context.keyspace.Delete(db, key, hash, events::kDel);
-      PropagateAsDel(context, key, context.engine.config().values().lazyfree_lazy_server_del);
+      PropagateAsDel(context, key, context.config().lazyfree_lazy_server_del);
     }
     context.reply.Ok();
     return;
   }
-  const uint32_t access_clock = RestoredAccessClock(context, options);
-  const Database::SetOutcome outcome =
-      object.object == nullptr
-          ? context.keyspace.Restore(db, key, hash, value, expire_at_ms, access_clock)
-          : context.keyspace.RestoreObject(db, key, hash, object.type, object.encoding,
-                                           object.object, expire_at_ms, access_clock);
-  if (outcome == Database::SetOutcome::kOutOfMemory) {
-    object.Free(context);
+  if (StoreLoaded(context, key, hash, &loaded, expire_at_ms,
+                  RestoredAccessClock(context, options)) == Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
   }

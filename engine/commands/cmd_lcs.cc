@@ -166,14 +166,14 @@ void CmdLcs(CommandContext& context) {
   // Below 2^32 each, the cell count fits in 64 bits; its size in bytes is compared without
   // multiplying, which could overflow.
   const uint64_t table_cells = static_cast<uint64_t>(a.size() + 1) * (b.size() + 1);
-  const auto bytes_max = static_cast<uint64_t>(context.engine.settings().proto_max_bulk_len);
+  const auto bytes_max = static_cast<uint64_t>(context.config().proto_max_bulk_len);
   if (table_cells > bytes_max / sizeof(uint32_t)) {
     context.reply.Error(
         "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
     return;
   }
   const size_t cells = options.len ? 2 * (b.size() + 1) : table_cells;
-  ScratchBuffer table_memory(context.engine.memory());
+  ScratchBuffer table_memory(context.memory());
   if (!table_memory.Allocate(cells * sizeof(uint32_t))) {
     context.reply.Error("ERR Insufficient memory, failed allocating transient memory for LCS");
     return;
@@ -187,7 +187,7 @@ void CmdLcs(CommandContext& context) {
   const uint32_t length = table[a.size() * (b.size() + 1) + b.size()];
   auto no_byte = [](uint32_t, char) {};
   if (!options.idx) {
-    ScratchBuffer subsequence(context.engine.memory());
+    ScratchBuffer subsequence(context.memory());
     if (!subsequence.Allocate(length)) {
       context.reply.Error("ERR Insufficient memory, failed allocating transient memory for LCS");
       return;

@@ -21,7 +21,7 @@ bool StoreSet(CommandContext& context, std::string_view key, SetValue* set, KeyE
   const uint64_t hash = context.keyspace.Hash(db, key);
   (void)context.keyspace.LookupWrite(db, key, hash);
   if (context.keyspace.SetObject(db, key, hash, ValueType::kSet, SetEncodingOf(*set), set,
-                                 kNoExpiry, event) == Database::SetOutcome::kOutOfMemory) {
+                                 kNoExpiry, event, 1) == Database::SetOutcome::kOutOfMemory) {
     SetValue::Destroy(set, Memory(context));
     context.reply.Error(errors::kOom);
     return false;
@@ -159,9 +159,9 @@ void CmdSrem(CommandContext& context) {
   }
   if (deleted > 0) {
     if (set.size() == 0) {
-      // The last removal is counted by the deletion.
-      context.keyspace.KeyChanged(db, key, set_events::kSrem, deleted - 1);
-      context.keyspace.Delete(db, key, hash, events::kDel);
+      // Every removal is counted; the deletion of the emptied set is not.
+      context.keyspace.KeyChanged(db, key, set_events::kSrem, deleted);
+      context.keyspace.DeleteEmptied(db, key, hash);
     } else {
       context.keyspace.KeyChanged(db, key, set_events::kSrem, deleted);
     }
@@ -247,8 +247,8 @@ void CmdSmove(CommandContext& context) {
         return;
       }
       if (context.keyspace.SetObject(db, destination, destination_hash, ValueType::kSet,
-                                     SetEncodingOf(*set), set, kNoExpiry,
-                                     set_events::kSadd) == Database::SetOutcome::kOutOfMemory) {
+                                     SetEncodingOf(*set), set, kNoExpiry, set_events::kSadd,
+                                     1) == Database::SetOutcome::kOutOfMemory) {
         SetValue::Destroy(set, memory);
         context.reply.Error(errors::kOom);
         return;

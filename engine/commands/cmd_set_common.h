@@ -31,9 +31,9 @@ inline SetValue& MutableSetOf(Entry& entry) { return *static_cast<SetValue*>(Ent
 
 // The family's two reaches beyond the keyspace, in one place each: the memory its sets are
 // allocated from, and set-max-intset-entries.
-inline MemoryAccountant& Memory(CommandContext& context) { return context.engine.memory(); }
+inline MemoryAccountant& Memory(CommandContext& context) { return context.memory(); }
 inline size_t IntsetMax(const CommandContext& context) {
-  return static_cast<size_t>(context.engine.config().values().set_max_intset_entries);
+  return static_cast<size_t>(context.config().set_max_intset_entries);
 }
 
 // A new set's hash seed: drawn from the engine's generator, so that a simulation replays it and

@@ -185,8 +185,8 @@ void CmdSpop(CommandContext& context) {
     context.PropagateAs({"SREM", key, member});
     context.reply.Bulk(member);
     if (set.size() == 0) {
-      context.keyspace.KeyChanged(db, key, set_events::kSpop, 0);
-      context.keyspace.Delete(db, key, hash, events::kDel);
+      context.keyspace.KeyChanged(db, key, set_events::kSpop, 1);
+      context.keyspace.DeleteEmptied(db, key, hash);
     } else {
       context.keyspace.KeyChanged(db, key, set_events::kSpop);
     }
@@ -200,8 +200,8 @@ void CmdSpop(CommandContext& context) {
   if (static_cast<uint64_t>(count) >= size) {
     // CASE 1: the whole set, and the key goes (propagated as DEL).
     ReplySetMembers(context, MutableSetOf(*entry));
-    context.keyspace.KeyChanged(db, key, set_events::kSpop, size - 1);
-    context.keyspace.Delete(db, key, hash, events::kDel);
+    context.keyspace.KeyChanged(db, key, set_events::kSpop, size);
+    context.keyspace.DeleteEmptied(db, key, hash);
     context.PropagateAs({"DEL", key});
     return;
   }

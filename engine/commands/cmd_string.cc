@@ -150,7 +150,7 @@ bool ExpireAtMs(CommandContext& context, uint32_t flags, std::string_view text, 
 // Returns false after the OOM error.
 bool SetAndReplyWithOld(CommandContext& context, std::string_view key, uint64_t hash,
                         const Entry* existing, std::string_view value, int64_t expire_at_ms) {
-  ScratchBuffer old_value(context.engine.memory());
+  ScratchBuffer old_value(context.memory());
   if (existing != nullptr && !old_value.Assign(existing->value())) {
     context.reply.Error(errors::kOom);
     return false;
@@ -614,7 +614,7 @@ void CmdSetrange(CommandContext& context) {
   }
   // A new key is exactly as long as it must be, as Redis creates it (no room to spare).
   const size_t new_size = patch_at + patch.size();
-  ScratchBuffer created(context.engine.memory());
+  ScratchBuffer created(context.memory());
   if (!created.Allocate(new_size)) {
     context.reply.Error(errors::kOom);
     return;

@@ -390,6 +390,15 @@ TEST_F(StringCommandsTest, MsetUnderMemoryPressureChangesNothing) {
   env_.sim_memory().set_limit_bytes(0);
   EXPECT_EQ(Run({"mget", "old1", "old2", "new1"}), Array({Bulk("a"), Bulk("b"), NilBulk()}));
   EXPECT_EQ(Run({"dbsize"}), Int(2));
+  // A new key named twice is created once and replaced once; a refusal after both takes it back
+  // and uncounts both writes (found by keel-sim, seed 185 of the transactions branch).
+  const uint64_t dirty_before = engine_->keyspace().dirty();
+  env_.sim_memory().set_limit_bytes(env_.sim_memory().used_bytes() + 3000);
+  EXPECT_EQ(Run({"mset", "twice", "a", "twice", "b", "new2", big, "new3", big}),
+            Err("OOM command not allowed when used memory > 'maxmemory'."));
+  env_.sim_memory().set_limit_bytes(0);
+  EXPECT_EQ(Run({"exists", "twice"}), Int(0));
+  EXPECT_EQ(engine_->keyspace().dirty(), dirty_before);
 }
 
 // Found by keel-sim (corpus/sim/regressions, seeds 493, 546, 965 and 1741): with refusals at

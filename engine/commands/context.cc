@@ -9,17 +9,6 @@
 
 namespace keel {
 
-void CommandContext::PropagateAs(std::initializer_list<std::string_view> args) {
-  PropagateAs(std::span<const std::string_view>(args.begin(), args.size()));
-}
-
-void CommandContext::PropagateAs(std::span<const std::string_view> args) {
-  if (!propagating()) return;
-  CallFrame& frame = engine.current_call();
-  frame.rewritten = true;
-  frame.propagated_args.assign(args.begin(), args.end());
-}
-
 void PropagateAsDel(CommandContext& context, std::string_view key, bool lazy) {
   context.PropagateAs({lazy ? "UNLINK" : "DEL", key});
 }
@@ -32,39 +21,6 @@ void PropagateAsPexpireat(CommandContext& context, std::string_view key, int64_t
   std::vector<std::string_view> args = {"PEXPIREAT", key, std::string_view(text, length)};
   args.insert(args.end(), options.begin(), options.end());
   context.PropagateAs(args);
-}
-
-std::string WrongArityError(const CommandSpec& spec) {
-  return "ERR wrong number of arguments for '" + spec.full_name + "' command";
-}
-
-namespace {
-
-// printf's "%.128s" on a C string: at most 128 bytes, stopping at a NUL.
-std::string_view CString(std::string_view text, size_t bytes_max) {
-  const size_t nul = text.find('\0');
-  if (nul != std::string_view::npos) text = text.substr(0, nul);
-  return text.substr(0, bytes_max);
-}
-
-}  // namespace
-
-std::string UnknownSubcommandError(std::string_view container_as_typed, std::string_view sub) {
-  std::string error = "ERR unknown subcommand '";
-  error += CString(sub, 128);
-  error += "'. Try ";
-  error += AsciiUppercase(CString(container_as_typed, SIZE_MAX));
-  error += " HELP.";
-  return error;
-}
-
-std::string SubcommandSyntaxError(std::string_view command_as_typed, std::string_view sub) {
-  std::string error = "ERR unknown subcommand or wrong number of arguments for '";
-  error += CString(sub, 128);
-  error += "'. Try ";
-  error += AsciiUppercase(CString(command_as_typed, SIZE_MAX));
-  error += " HELP.";
-  return error;
 }
 
 bool ParseIntArg(CommandContext& context, std::string_view text, std::string_view error,
@@ -86,7 +42,7 @@ bool ParseIntArg(CommandContext& context, std::string_view text, std::string_vie
 }
 
 bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append) {
-  const uint64_t configured = static_cast<uint64_t>(context.engine.settings().proto_max_bulk_len);
+  const uint64_t configured = static_cast<uint64_t>(context.config().proto_max_bulk_len);
   const uint64_t limit = std::min<uint64_t>(configured, UINT32_MAX);
   if (size > limit || append > limit - size) {
     context.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
@@ -97,7 +53,7 @@ bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append) 
 
 bool ParseDbIndexArg(CommandContext& context, std::string_view text, int* index) {
   if (!ParseIntArg(context, text, "", index)) return false;
-  if (*index < 0 || *index >= context.engine.database_count()) {
+  if (*index < 0 || *index >= context.database_count()) {
     context.reply.Error(errors::kDbIndexOutOfRange);
     return false;
   }

@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "engine/commands/registry.h"
+#include "engine/registry/registry.h"
 #include "sim/testing/fixtures.h"
 
 namespace keel {

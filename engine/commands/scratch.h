@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "engine/base/memory.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

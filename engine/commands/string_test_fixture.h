@@ -1,6 +1,6 @@
 // StringTest: CommandTest with what the string family's tests inspect directly in the keyspace
 // (OBJECT ENCODING and expiry times, before those commands exist), and a way to plant a key of
-// another type before the other types' commands exist.
+// another type (a list).
 #pragma once
 
 #include <string>
@@ -14,14 +14,6 @@ namespace keel::testing {
 
 class StringTest : public CommandTest {
  protected:
-  void TearDown() override {
-    // Planted keys go back to being strings so that freeing them frees what they really hold.
-    for (const std::string& key : planted_) {
-      if (Entry* entry = engine_->keyspace().MutableEntryForTesting(0, key))
-        entry->SetTypeForTesting(ValueType::kString);
-    }
-  }
-
   // OBJECT ENCODING of `key` in db 0, or "(missing)".
   std::string EncodingOf(std::string_view key) {
     const Entry* entry = engine_->database(0).Find(key);
@@ -37,14 +29,11 @@ class StringTest : public CommandTest {
   // The wall-clock ms of the last command.
   int64_t NowMs() { return engine_->command_time_ms(); }
 
-  // Makes `key` (db 0) a key of another type, as a list would be: commands see WRONGTYPE.
+  // Makes `key` (db 0) a key of another type, a list: commands see WRONGTYPE.
   void PlantList(std::string_view key) {
-    ASSERT_EQ(Run({"set", key, "payload"}), Ok());
-    engine_->keyspace().MutableEntryForTesting(0, key)->SetTypeForTesting(ValueType::kList);
-    planted_.emplace_back(key);
+    ASSERT_EQ(Run({"del", key}).type, RespType::kInteger);
+    ASSERT_EQ(Run({"rpush", key, "payload"}), Int(1));
   }
-
-  std::vector<std::string> planted_;
 };
 
 }  // namespace keel::testing

@@ -23,12 +23,12 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/memory.h"
 #include "engine/base/rng.h"
 #include "engine/db/entry.h"
 #include "engine/db/key_table.h"
 #include "engine/db/slab.h"
 #include "engine/db/value_ops.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

@@ -62,6 +62,43 @@ TEST_F(EvictionTest, VolatilePoliciesEvictOnlyKeysWithAnExpiry) {
   }
 }
 
+// Found by the simulator (corpus/sim/regressions, seed 278): "evicted" was announced before the
+// key was deleted, so an observer that weighs memory at the event (the oracle predicting the OOM
+// refusal of the command the eviction made room for) saw the memory still in use. Redis deletes,
+// then notifies.
+class EvictionWatcher : public KeyspaceObserver {
+ public:
+  EvictionWatcher(const Keyspace& keyspace, const MemoryAccountant& memory)
+      : keyspace_(keyspace), memory_(memory) {}
+  void KeyEventFired(int db_index, uint32_t /*type_class*/, std::string_view event,
+                     std::string_view key) override {
+    if (event != "evicted") return;
+    events++;
+    if (keyspace_.database(db_index).Find(key) != nullptr) still_present++;
+    used_after_last_bytes = memory_.used_bytes_total();
+  }
+  int events = 0;
+  int still_present = 0;
+  size_t used_after_last_bytes = 0;
+
+ private:
+  const Keyspace& keyspace_;
+  const MemoryAccountant& memory_;
+};
+
+TEST_F(EvictionTest, EvictedIsAnnouncedOnceTheKeyIsGone) {
+  ASSERT_EQ(Run({"config", "set", "notify-keyspace-events", "Ee"}), Ok());
+  EvictionWatcher watcher(engine_->keyspace(), engine_->memory());
+  engine_->keyspace().AddObserver(&watcher);
+  FillThenLimit("allkeys-random", 300, false);
+  EXPECT_EQ(Run({"ping"}).type, RespType::kSimpleString);  // every command evicts first
+  engine_->keyspace().RemoveObserver(&watcher);
+  EXPECT_GT(watcher.events, 0);
+  EXPECT_EQ(watcher.still_present, 0);
+  // The last eviction brought memory within the limit, and the observer saw it so.
+  EXPECT_LE(watcher.used_after_last_bytes, static_cast<size_t>(engine_->settings().maxmemory));
+}
+
 TEST_F(EvictionTest, VolatilePolicyWithoutVolatileKeysFailsLikeNoeviction) {
   FillThenLimit("volatile-lru", 300, false);
   EXPECT_EQ(Run({"set", "new", "x"}),

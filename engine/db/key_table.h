@@ -21,8 +21,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "engine/base/memory.h"
 #include "engine/db/entry.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

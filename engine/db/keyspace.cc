@@ -1,6 +1,7 @@
 #include "engine/db/keyspace.h"
 
 #include <algorithm>
+#include <string>
 
 namespace keel {
 namespace {
@@ -44,8 +45,7 @@ void Keyspace::RemoveObserver(KeyspaceObserver* observer) {
   KEEL_ASSERT(removed == 1);
 }
 
-void Keyspace::SetCommandTime(int64_t command_time_ms) {
-  command_time_ms_ = command_time_ms;
+void Keyspace::SetAccessClocks(int64_t command_time_ms) {
   // Redis's LRU clock: seconds, 24 bits; LFU's decrement clock: minutes, 16 bits.
   access_clock_.lru_clock = static_cast<uint32_t>(command_time_ms / 1000) & 0xffffff;
   access_clock_.lfu_minutes = static_cast<uint32_t>(command_time_ms / 60000) & 0xffff;
@@ -54,8 +54,7 @@ void Keyspace::SetCommandTime(int64_t command_time_ms) {
 // ---------------------------------------------------------------------------------------------
 // Bookkeeping around every write.
 
-void Keyspace::BeforeChange(int db, std::string_view key, uint64_t hash) {
-  if (observers_.empty()) return;
+void Keyspace::NotifyBeforeChange(int db, std::string_view key, uint64_t hash) {
   const Database& database = *databases_[Index(db)];
   for (KeyspaceObserver* observer : observers_) observer->BeforeKeyChange(database, key, hash);
 }
@@ -67,12 +66,6 @@ void Keyspace::Announce(int db, KeyEvent event, std::string_view key) {
   }
 }
 
-void Keyspace::Changed(int db, std::string_view key, KeyEvent event, bool created) {
-  dirty_++;
-  if (quiet_ || observers_.empty()) return;
-  AnnounceWrite(db, key, event, created);
-}
-
 void Keyspace::AnnounceWrite(int db, std::string_view key, KeyEvent event, bool created) {
   for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
   if (created) Announce(db, events::kNew, key);
@@ -82,8 +75,9 @@ void Keyspace::AnnounceWrite(int db, std::string_view key, KeyEvent event, bool 
 void Keyspace::UndoCreate(int db, std::string_view key) {
   KEEL_ASSERT(quiet_);
   Database& database = mutable_database(db);
-  const bool erased = database.Erase(key, database.Hash(key));
-  KEEL_ASSERT(erased);
+  // A key named twice in the command was created by its first write and replaced by the second:
+  // the first undo erases it, and each undo uncounts one of its writes.
+  database.Erase(key, database.Hash(key));
   KEEL_ASSERT(dirty_ > 0);
   dirty_--;
 }
@@ -101,10 +95,19 @@ bool Keyspace::Populate(int db, std::string_view key, uint64_t hash, std::string
 
 void Keyspace::Notify(int db, KeyEvent event, std::string_view key) { Announce(db, event, key); }
 
-void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes) {
+void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event) {
   Changed(db, key, event, false);
-  dirty_ += changes;
-  dirty_--;
+}
+
+void Keyspace::KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes) {
+  if (changes == 0) {
+    if (quiet_) return;
+    for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+    Announce(db, event, key);
+    return;
+  }
+  dirty_ += changes - 1;
+  Changed(db, key, event, false);
 }
 
 void Keyspace::PropagateDeletion(int db, std::string_view key, bool lazy) {
@@ -118,50 +121,18 @@ const Entry* Keyspace::Peek(int db, std::string_view key, uint64_t hash) const {
   return databases_[Index(db)]->FindConst(key, hash);
 }
 
-const Entry* Keyspace::Lookup(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
-  Entry* entry = mutable_database(db).Find(key, hash);
-  if (entry != nullptr && decides_expiry_ && IsExpired(*entry, command_time_ms_)) {
-    // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
-    // Redis then leaves the key for after the pause).
-    if (!writes_paused_) DeleteExpired(db, key, hash);
-    entry = nullptr;
-  }
-  if (entry != nullptr) {
-    if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
-    stats_.keyspace_hits++;
-    return entry;
-  }
+const Entry* Keyspace::LookupMissed(int db, std::string_view key, uint64_t hash, LookupFlag flags,
+                                    Entry* expired) {
+  // Logically gone either way; deleted only when writes are not paused (CLIENT PAUSE WRITE:
+  // Redis then leaves the key for after the pause).
+  if (expired != nullptr && !writes_paused_) DeleteExpired(db, key, hash);
   stats_.keyspace_misses++;
   if (!(flags & kLookupNoNotify)) Announce(db, events::kKeyMiss, key);
   return nullptr;
 }
 
-Entry* Keyspace::LookupWrite(int db, std::string_view key, uint64_t hash, LookupFlag flags) {
-  Entry* entry = mutable_database(db).Find(key, hash);
-  if (entry != nullptr && decides_expiry_ && IsExpired(*entry, command_time_ms_)) {
-    if (!writes_paused_) DeleteExpired(db, key, hash);
-    return nullptr;
-  }
-  if (entry == nullptr) return nullptr;
-  if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
-  BeforeChange(db, key, hash);
-  return entry;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Writes.
-
-Database::SetOutcome Keyspace::SetString(int db, std::string_view key, uint64_t hash,
-                                         std::string_view value, int64_t expire_at_ms,
-                                         ObjectEncoding encoding, KeyEvent event) {
-  BeforeChange(db, key, hash);
-  const Database::SetOutcome outcome =
-      mutable_database(db).SetString(key, hash, value, expire_at_ms, encoding);
-  if (outcome != Database::SetOutcome::kOutOfMemory) {
-    Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
-  }
-  return outcome;
-}
 
 Database::SetOutcome Keyspace::Restore(int db, std::string_view key, uint64_t hash,
                                        std::string_view value, int64_t expire_at_ms,
@@ -183,11 +154,10 @@ Database::SetOutcome Keyspace::SetObject(int db, std::string_view key, uint64_t 
   BeforeChange(db, key, hash);
   const Database::SetOutcome outcome =
       mutable_database(db).SetObject(key, hash, type, encoding, object, expire_at_ms);
-  if (outcome != Database::SetOutcome::kOutOfMemory) {
-    Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
-    dirty_ += changes;
-    dirty_--;
-  }
+  if (outcome == Database::SetOutcome::kOutOfMemory) return outcome;
+  KEEL_ASSERT(changes >= 1);
+  dirty_ += changes - 1;
+  Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
   return outcome;
 }
 
@@ -202,6 +172,19 @@ Database::SetOutcome Keyspace::RestoreObject(int db, std::string_view key, uint6
   database.Find(key, hash)->set_access_clock(access_clock);
   Changed(db, key, events::kRestore, true);
   return outcome;
+}
+
+void Keyspace::DeleteEmptied(int db, std::string_view key, uint64_t hash) {
+  Database& database = mutable_database(db);
+  KEEL_ASSERT(database.Find(key, hash) != nullptr);
+  BeforeChange(db, key, hash);
+  // Announced first: `key` may be a view of the entry's own bytes, which Erase frees.
+  if (!quiet_) {
+    for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
+    Announce(db, events::kDel, key);
+  }
+  const bool erased = database.Erase(key, hash);
+  KEEL_ASSERT(erased);
 }
 
 Entry* Keyspace::PrepareString(int db, std::string_view key, std::string_view value,
@@ -336,6 +319,7 @@ size_t Keyspace::Flush(int db) {
   std::unique_ptr<Database>& slot = databases_[Index(db)];
   const size_t removed = slot->size();
   const uint64_t seed = slot->hash_seed();
+  for (KeyspaceObserver* observer : observers_) observer->DatabaseFlushing(db, *slot);
   for (KeyspaceObserver* observer : observers_) {
     observer->BeforeFlush(&slot);
     if (slot == nullptr) {
@@ -364,15 +348,32 @@ void Keyspace::Swap(int first, int second) {
   for (KeyspaceObserver* observer : observers_) observer->DatabasesSwapped(first, second);
 }
 
+namespace {
+
+// The server's own deletions (expiry, eviction) touch the key once it is gone, as Redis signals
+// after the deletion: WATCH tells a reclaimed key from one given a value by whether it is still
+// there. `key` may view the entry's own bytes, so observers get a copy.
+void EraseAndTouch(const std::vector<KeyspaceObserver*>& observers, Database& database, int db,
+                   std::string_view key, uint64_t hash) {
+  if (observers.empty()) {
+    database.Erase(key, hash);
+    return;
+  }
+  const std::string erased(key);
+  database.Erase(key, hash);
+  for (KeyspaceObserver* observer : observers) observer->KeyTouched(db, erased);
+}
+
+}  // namespace
+
 void Keyspace::DeleteExpired(int db, std::string_view key, uint64_t hash) {
   Database& database = mutable_database(db);
   if (database.Find(key, hash) == nullptr) return;
   BeforeChange(db, key, hash);
   stats_.expired_keys++;
-  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
   Announce(db, events::kExpired, key);
   PropagateDeletion(db, key, settings_.lazyfree_lazy_expire);
-  database.Erase(key, hash);
+  EraseAndTouch(observers_, database, db, key, hash);
 }
 
 void Keyspace::Evict(int db, std::string_view key) {
@@ -381,10 +382,11 @@ void Keyspace::Evict(int db, std::string_view key) {
   if (database.Find(key, hash) == nullptr) return;
   BeforeChange(db, key, hash);
   stats_.evicted_keys++;
-  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, key);
-  Announce(db, events::kEvicted, key);
   PropagateDeletion(db, key, settings_.lazyfree_lazy_eviction);
-  database.Erase(key, hash);
+  // As Redis's performEvictions: the key is deleted (and touched), then "evicted" is announced,
+  // so that an observer sees the memory the eviction freed. The caller's key outlives the entry.
+  EraseAndTouch(observers_, database, db, key, hash);
+  Announce(db, events::kEvicted, key);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,11 +405,7 @@ uint32_t Keyspace::LfuCounter(const Entry& entry) const {
   return periods > counter ? 0 : counter - periods;
 }
 
-void Keyspace::TouchEntry(Entry& entry) {
-  if (!settings_.lfu()) {
-    entry.set_access_clock(access_clock_.lru_clock);
-    return;
-  }
+void Keyspace::TouchLfu(Entry& entry) {
   uint32_t counter = LfuCounter(entry);
   // LFULogIncr: the counter grows with probability 1 / ((counter - LFU_INIT_VAL) * factor + 1).
   if (counter < 255) {

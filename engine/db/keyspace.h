@@ -29,7 +29,6 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/memory.h"
 #include "engine/base/rng.h"
 #include "engine/db/database.h"
 #include "engine/db/keyspace_observer.h"
@@ -37,6 +36,7 @@
 #include "engine/db/notify.h"
 #include "engine/db/propagation.h"
 #include "engine/db/slab.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 
@@ -120,7 +120,13 @@ class Keyspace {
   // --- Time -----------------------------------------------------------------------------
   // The command-time snapshot every expiry decision uses, and the access clocks derived from it
   // (Redis's LRU clock in seconds, LFU's in minutes).
-  void SetCommandTime(int64_t command_time_ms);
+  // Inline, and the clocks recomputed only when the millisecond changes: every command sets it,
+  // and a pipeline's commands mostly share one.
+  void SetCommandTime(int64_t command_time_ms) {
+    if (command_time_ms == command_time_ms_) return;  // the clocks start at 0, as the time
+    command_time_ms_ = command_time_ms;
+    SetAccessClocks(command_time_ms);
+  }
   int64_t command_time_ms() const { return command_time_ms_; }
   // While writes are paused (CLIENT PAUSE WRITE or ALL) nothing expires or is evicted: an expired
   // key reads as missing but stays.
@@ -149,11 +155,29 @@ class Keyspace {
   const Entry* Lookup(int db, std::string_view key, LookupFlag flags = kLookupNone) {
     return Lookup(db, key, Hash(db, key), flags);
   }
-  const Entry* Lookup(int db, std::string_view key, uint64_t hash, LookupFlag flags = kLookupNone);
+  const Entry* Lookup(int db, std::string_view key, uint64_t hash, LookupFlag flags = kLookupNone) {
+    Entry* entry = mutable_database(db).Find(key, hash);
+    if (entry == nullptr || (decides_expiry_ && IsExpired(*entry, command_time_ms_))) {
+      return LookupMissed(db, key, hash, flags, entry);
+    }
+    if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
+    stats_.keyspace_hits++;
+    return entry;
+  }
   Entry* LookupWrite(int db, std::string_view key, LookupFlag flags = kLookupNone) {
     return LookupWrite(db, key, Hash(db, key), flags);
   }
-  Entry* LookupWrite(int db, std::string_view key, uint64_t hash, LookupFlag flags = kLookupNone);
+  Entry* LookupWrite(int db, std::string_view key, uint64_t hash, LookupFlag flags = kLookupNone) {
+    Entry* entry = mutable_database(db).Find(key, hash);
+    if (entry == nullptr) return nullptr;
+    if (decides_expiry_ && IsExpired(*entry, command_time_ms_)) {
+      if (!writes_paused_) DeleteExpired(db, key, hash);
+      return nullptr;
+    }
+    if (!(flags & kLookupNoTouch)) TouchEntry(*entry);
+    BeforeChange(db, key, hash);
+    return entry;
+  }
   // The entry with no expiry check, no clock update and no statistics: for walks that decide
   // themselves (SCAN, KEYS, RANDOMKEY).
   const Entry* Peek(int db, std::string_view key, uint64_t hash) const;
@@ -165,7 +189,15 @@ class Keyspace {
   // Makes `key` hold the string `value` (see Database::SetString).
   Database::SetOutcome SetString(int db, std::string_view key, uint64_t hash,
                                  std::string_view value, int64_t expire_at_ms,
-                                 ObjectEncoding encoding, KeyEvent event);
+                                 ObjectEncoding encoding, KeyEvent event) {
+    BeforeChange(db, key, hash);
+    const Database::SetOutcome outcome =
+        mutable_database(db).SetString(key, hash, value, expire_at_ms, encoding);
+    if (outcome != Database::SetOutcome::kOutOfMemory) {
+      Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
+    }
+    return outcome;
+  }
   // MSET's two phases (see Database::PrepareString): CommitPrepared is the write.
   Entry* PrepareString(int db, std::string_view key, std::string_view value, int64_t expire_at_ms,
                        ObjectEncoding encoding);
@@ -203,17 +235,20 @@ class Keyspace {
   // adds the restored one); one change. On kOutOfMemory nothing changed.
   Database::SetOutcome Restore(int db, std::string_view key, uint64_t hash, std::string_view value,
                                int64_t expire_at_ms, uint32_t access_clock);
-  // Makes `key` hold the object-typed value `object` (see Database::SetObject), announced as
-  // `event` (after "new" when it created the key): an aggregate created by its first write (SADD
-  // to a missing key) or stored whole (SINTERSTORE). On kOutOfMemory nothing changed and the
-  // caller still owns `object`.
+  // Makes `key` hold the object-typed value `object` (see Database::SetObject), replacing what
+  // it held: announced as `event` (after "new" when created), counting `changes` changes, as
+  // Redis's dirty counter counts one per element an LPUSH adds. On kOutOfMemory nothing changed
+  // and the caller still owns `object`.
   Database::SetOutcome SetObject(int db, std::string_view key, uint64_t hash, ValueType type,
                                  ObjectEncoding encoding, void* object, int64_t expire_at_ms,
-                                 KeyEvent event, uint64_t changes = 1);
-  // RESTORE of an object-typed value: as Restore, for `object` (owned by the key on success).
+                                 KeyEvent event, uint64_t changes);
+  // RESTORE of an object-typed value: as Restore, with the entry owning `object` on success.
   Database::SetOutcome RestoreObject(int db, std::string_view key, uint64_t hash, ValueType type,
                                      ObjectEncoding encoding, void* object, int64_t expire_at_ms,
                                      uint32_t access_clock);
+  // Deletes `key`, whose aggregate value the command emptied (Redis deletes an empty list, set,
+  // ...): announced as "del" but not counted, as the command counted its own changes.
+  void DeleteEmptied(int db, std::string_view key, uint64_t hash);
   // Removes every key of `db` (FLUSHDB), of every database (FlushAll). Returns the keys removed,
   // which is what the dirty counter grows by.
   size_t Flush(int db);
@@ -224,10 +259,12 @@ class Keyspace {
   // Announces an event that comes with another write of the same command (SET ... EX announces
   // "expire" after "set"). No change is counted.
   void Notify(int db, KeyEvent event, std::string_view key);
-  // After a command changed a LookupWrite entry in place: counts the change (`changes` of them:
-  // Redis counts each member an aggregate command added or removed; 0 when a Delete that
-  // follows counts the last one), touches the key and announces `event`.
-  void KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes = 1);
+  // After a command changed a LookupWrite entry in place: counts the change, touches the key
+  // and announces `event`.
+  void KeyChanged(int db, std::string_view key, KeyEvent event);
+  // The same counting `changes` changes: several (LREM's removals, LTRIM's), or none (an LTRIM
+  // that removed nothing still touches the key and announces "ltrim", but is not propagated).
+  void KeyChanged(int db, std::string_view key, KeyEvent event, uint64_t changes);
   // DEBUG POPULATE's write (Redis's bare dbAdd): stores the string `value` as `key`, which
   // holds no live value, announcing "new" only and counting no change. False on refused memory.
   bool Populate(int db, std::string_view key, uint64_t hash, std::string_view value);
@@ -259,7 +296,8 @@ class Keyspace {
   // lookups, and the active expiry cycle): counts expired_keys, announces "expired", propagates
   // DEL (UNLINK with lazyfree-lazy-expire). Not a change for the dirty counter, as in Redis.
   void DeleteExpired(int db, std::string_view key, uint64_t hash);
-  // The one place where eviction deletes a key: evicted_keys, "evicted", DEL (or UNLINK).
+  // The one place where eviction deletes a key: evicted_keys, DEL (or UNLINK), then "evicted"
+  // once it is gone. `key` must not point into the entry (the evictor passes its own copy).
   void Evict(int db, std::string_view key);
 
   // --- Access tracking ------------------------------------------------------------------
@@ -283,15 +321,34 @@ class Keyspace {
   bool CheckInvariants() const;
 
  private:
+  void SetAccessClocks(int64_t command_time_ms);
   size_t Index(int db) const {
     KEEL_DASSERT(db >= 0 && db < database_count());
     return static_cast<size_t>(db);
   }
   Database& mutable_database(int db) { return *databases_[Index(db)]; }
-  void TouchEntry(Entry& entry);
-  void BeforeChange(int db, std::string_view key, uint64_t hash);
+  // The bookkeeping around every write is inline where nothing observes (the request path's
+  // common case: a branch each), and out of line where an observer is told.
+  void TouchEntry(Entry& entry) {
+    if (!settings_.lfu()) {
+      entry.set_access_clock(access_clock_.lru_clock);
+      return;
+    }
+    TouchLfu(entry);
+  }
+  void TouchLfu(Entry& entry);
+  // Lookup's miss: `expired` (or null) is the entry found past its expiry.
+  const Entry* LookupMissed(int db, std::string_view key, uint64_t hash, LookupFlag flags,
+                            Entry* expired);
+  void BeforeChange(int db, std::string_view key, uint64_t hash) {
+    if (!observers_.empty()) NotifyBeforeChange(db, key, hash);
+  }
+  void NotifyBeforeChange(int db, std::string_view key, uint64_t hash);
   // After a successful write: the counter, the touch and the event (after "new" when created).
-  void Changed(int db, std::string_view key, KeyEvent event, bool created);
+  void Changed(int db, std::string_view key, KeyEvent event, bool created) {
+    dirty_++;
+    if (!quiet_ && !observers_.empty()) AnnounceWrite(db, key, event, created);
+  }
   void Announce(int db, KeyEvent event, std::string_view key);
   void PropagateDeletion(int db, std::string_view key, bool lazy);
 

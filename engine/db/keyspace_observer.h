@@ -3,7 +3,8 @@
 // Every creation, change and deletion of a key goes through Keyspace, which tells its observers:
 //   before:  BeforeKeyChange, so that a point-in-time snapshot in progress can serialise the key
 //            while it still holds the value the snapshot must see (snapshot.h); BeforeFlush, so
-//            that it can keep a database that is about to be emptied;
+//            that it can keep a database that is about to be emptied; DatabaseFlushing, so that
+//            WATCH can see which watched keys a flush removes;
 //   after:   KeyTouched (WATCH, client-tracking invalidation: Redis's signalModifiedKey),
 //            DatabaseFlushed and DatabasesSwapped (signalFlushedDb, SWAPDB's touch of both), and
 //            KeyEventFired (keyspace notifications) for the classes notify-keyspace-events enables.
@@ -35,6 +36,9 @@ class KeyspaceObserver {
   // contents may take the database: it then owns it, and the keyspace continues with an empty
   // one in its place. The first observer to take it gets it.
   virtual void BeforeFlush(std::unique_ptr<Database>* /*db*/) {}
+  // Database `db_index` (still holding its keys) is about to be emptied: WATCH breaks the
+  // watches of keys it holds (Redis's signalFlushedDb runs while the keys are still there).
+  virtual void DatabaseFlushing(int /*db_index*/, const Database& /*db*/) {}
 
   // After a write.
   virtual void KeyTouched(int /*db_index*/, std::string_view /*key*/) {}

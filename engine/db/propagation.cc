@@ -33,8 +33,7 @@ void Propagation::Emit(int db, std::span<const std::string_view> args) {
   for (PropagationSink* sink : sinks_) sink->Propagate(db, args);
 }
 
-void Propagation::EndUnit(bool transaction) {
-  if (ops_.empty()) return;
+void Propagation::FlushUnit(bool transaction) {
   const bool wrap = transaction && ops_.size() > 1;
   // MULTI carries the first command's database, so that a sink selects it before the MULTI.
   if (wrap) {

@@ -50,11 +50,15 @@ class Propagation {
   // Ends the unit: hands its commands to the sinks (as one MULTI ... EXEC when `transaction` and
   // there are several) and starts an empty one. `transaction` is false for work that touches
   // keys one by one on its own behalf (active expiry), which Redis propagates unwrapped.
-  void EndUnit(bool transaction = true);
+  // Inline: every command ends a unit, and most units are empty (reads, or nothing recording).
+  void EndUnit(bool transaction = true) {
+    if (!ops_.empty()) FlushUnit(transaction);
+  }
 
   size_t pending() const { return ops_.size(); }
 
  private:
+  void FlushUnit(bool transaction);
   struct Op {
     int db;
     size_t first_arg;

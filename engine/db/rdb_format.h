@@ -16,8 +16,12 @@ inline constexpr uint16_t kVersion = 10;
 
 // Type bytes (RDB_TYPE_*).
 inline constexpr uint8_t kTypeString = 0;
-inline constexpr uint8_t kTypeSet = 2;
-inline constexpr uint8_t kTypeSetIntset = 11;
+inline constexpr uint8_t kTypeList = 1;             // a count, then each element
+inline constexpr uint8_t kTypeSet = 2;              // a count, then each member
+inline constexpr uint8_t kTypeListZiplist = 10;     // one ziplist (before Redis 3.2)
+inline constexpr uint8_t kTypeSetIntset = 11;       // one intset
+inline constexpr uint8_t kTypeListQuicklist = 14;   // ziplist nodes (Redis 3.2 to 6.2)
+inline constexpr uint8_t kTypeListQuicklist2 = 18;  // listpack nodes (Redis 7.0)
 
 // Appends rdbSaveLen's encoding of `length`: 6, 14, 32 or 64 bits.
 void WriteLength(std::string* out, uint64_t length);

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/base/memory.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

@@ -4,6 +4,8 @@
 
 #include "engine/db/digest.h"
 #include "engine/db/rdb_format.h"
+#include "engine/db/types/list.h"
+#include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set_ops.h"
 
 namespace keel {
@@ -44,6 +46,40 @@ constexpr ValueOps kStringOps = {
     .digest = StringDigest,
 };
 
+// Lists (engine/db/types/list.h): the entry holds a List*.
+const List& ListOf(const Entry& entry) { return *static_cast<const List*>(EntryObject(entry)); }
+
+void ListDestroy(Entry& entry, MemoryAccountant& memory) {
+  List::Destroy(static_cast<List*>(EntryObject(entry)), memory);
+}
+
+bool ListCopy(const Entry& from, Entry& to, MemoryAccountant& memory) {
+  List* copy = List::Copy(ListOf(from), memory);
+  if (copy == nullptr) return false;
+  SetEntryObject(to, copy);
+  return true;
+}
+
+size_t ListExternalBytes(const Entry& entry) { return ListOf(entry).external_bytes(); }
+
+std::string_view ListEncodingName(const Entry& /*entry*/) { return "quicklist"; }
+
+void ListSerialise(const Entry& entry, const SerialiseOptions& options, std::string* out) {
+  SerialiseList(ListOf(entry), options.compress, out);
+}
+
+void ListDigest(const Entry& entry, DigestBuilder& digest) { DigestList(ListOf(entry), digest); }
+
+constexpr ValueOps kListOps = {
+    .type = ValueType::kList,
+    .destroy = ListDestroy,
+    .copy = ListCopy,
+    .external_bytes = ListExternalBytes,
+    .encoding_name = ListEncodingName,
+    .serialise = ListSerialise,
+    .digest = ListDigest,
+};
+
 constexpr size_t kTypeCount = static_cast<size_t>(ValueType::kStream) + 1;
 
 // Indexed by ValueType. Types without commands yet have no operations; each family's table is
@@ -51,6 +87,7 @@ constexpr size_t kTypeCount = static_cast<size_t>(ValueType::kStream) + 1;
 std::array<const ValueOps*, kTypeCount> ops_by_type = [] {
   std::array<const ValueOps*, kTypeCount> table{};
   table[static_cast<size_t>(ValueType::kString)] = &kStringOps;
+  table[static_cast<size_t>(ValueType::kList)] = &kListOps;
   table[static_cast<size_t>(ValueType::kSet)] = &kSetOps;
   return table;
 }();

@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/memory.h"
 #include "engine/db/entry.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "engine/base/numbers.h"
-#include "engine/server/output_buffer.h"
+#include "engine/resp/output_buffer.h"
 
 namespace keel {
 

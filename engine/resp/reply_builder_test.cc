@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/memory.h"
+#include "engine/env/memory.h"
+#include "engine/resp/output_buffer.h"
 #include "engine/resp/resp_value.h"
-#include "engine/server/output_buffer.h"
 #include "sim/sim_env.h"
 #include "sim/testing/resp_generators.h"
 

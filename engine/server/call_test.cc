@@ -39,12 +39,12 @@ void CmdNest(CommandContext& context) {
       continue;
     }
     bool unknown_subcommand = false;
-    const CommandSpec* spec = context.engine.registry().Resolve(inner, &unknown_subcommand);
+    const CommandSpec* spec = context.server().registry().Resolve(inner, &unknown_subcommand);
     if (spec == nullptr || !spec->ArityAccepts(inner.size())) {
       context.reply.Error("ERR bad nested command");
       return;
     }
-    context.engine.Call(context.client, *spec, inner, flags);
+    context.server().Call(context.client, *spec, inner, flags);
     inner.clear();
   }
 }

@@ -3,14 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
-#include "engine/base/memory.h"
 #include "engine/env/env.h"
+#include "engine/env/memory.h"
+#include "engine/resp/output_buffer.h"
 #include "engine/resp/reply_builder.h"
 #include "engine/resp/request_parser.h"
-#include "engine/server/output_buffer.h"
 #include "engine/server/query_buffer.h"
+#include "engine/server/transaction.h"
 
 namespace keel {
 
@@ -33,6 +35,12 @@ enum ClientFlag : uint32_t {
   kClientReplySkip = 1u << 11,
   kClientPostponed = 1u << 12,     // a command waits for CLIENT PAUSE to end (CLIENT LIST 'b')
   kClientWakeupQueued = 1u << 13,  // in the engine's output wakeup list
+  // MULTI ... EXEC (engine/server/transaction.h, watch.h): in a transaction (CLIENT LIST 'x');
+  // a watched key changed (CLIENT LIST 'd'); a command was refused while queuing, so EXEC
+  // answers EXECABORT.
+  kClientMulti = 1u << 14,
+  kClientDirtyCas = 1u << 15,
+  kClientDirtyExec = 1u << 16,
 };
 
 class Client {
@@ -67,6 +75,9 @@ class Client {
   uint64_t commands_processed = 0;
   // Wall time when the normal-class soft output limit was first exceeded; 0 while under it.
   int64_t soft_limit_since_ms = 0;
+  // The commands queued since MULTI (created with the first one; null outside a transaction and
+  // once the transaction is flagged, since a doomed transaction queues nothing).
+  std::unique_ptr<Transaction> transaction;
 
  private:
   uint64_t id_;

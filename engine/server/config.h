@@ -77,7 +77,11 @@ struct ConfigValues {
   uint32_t notify_keyspace_classes = 0;
   // LZF for strings of more than 20 bytes in DUMP payloads and RDB files.
   bool rdbcompression = true;
-  // Data structure encodings.
+  // A new list's nodes (engine/db/types/list.h): bytes (-1..-5) or elements per node; and how
+  // many nodes at each end stay uncompressed (accepted; Keel's nodes stay uncompressed).
+  int64_t list_max_listpack_size = -2;
+  int64_t list_compress_depth = 0;
+  // A set of integers stays an intset up to this many members.
   int64_t set_max_intset_entries = 512;
 };
 

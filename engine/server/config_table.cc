@@ -799,8 +799,9 @@ constexpr ConfigParam kTable[] = {
     // Data structure encodings.
     Int("hash-max-listpack-entries", 0, "512", 0, kLongMax).Alias("hash-max-ziplist-entries"),
     Memory("hash-max-listpack-value", 0, "64", 0, kLongMax).Alias("hash-max-ziplist-value"),
-    Int("list-max-listpack-size", 0, "-2", kIntMin, kIntMax).Alias("list-max-ziplist-size"),
-    Int("list-compress-depth", 0, "0", 0, kIntMax),
+    Int("list-max-listpack-size", 0, "-2", kIntMin, kIntMax, &CV::list_max_listpack_size)
+        .Alias("list-max-ziplist-size"),
+    Int("list-compress-depth", 0, "0", 0, kIntMax, &CV::list_compress_depth),
     Int("set-max-intset-entries", 0, "512", 0, kLongMax, &CV::set_max_intset_entries),
     Int("zset-max-listpack-entries", 0, "128", 0, kLongMax).Alias("zset-max-ziplist-entries"),
     Memory("zset-max-listpack-value", 0, "64", 0, kLongMax).Alias("zset-max-ziplist-value"),

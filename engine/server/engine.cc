@@ -6,9 +6,10 @@
 
 #include "engine/base/limits.h"
 #include "engine/base/numbers.h"
-#include "engine/commands/context.h"
 #include "engine/db/expiry.h"
 #include "engine/db/notify.h"
+#include "engine/registry/errors.h"
+#include "engine/server/command_context.h"
 
 namespace keel {
 namespace {
@@ -104,8 +105,20 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
       rng_(env.random().NextU64()),
       run_id_(MakeRunId(env.random())),
       replication_id_(MakeRunId(env.random())),
-      keyspace_(memory_, rng_, CheckedDatabaseCount(config_)) {
+      keyspace_(memory_, rng_, CheckedDatabaseCount(config_)),
+      watches_(keyspace_) {
   stats_.commands.resize(registry_.all().size());
+  multi_roles_.assign(registry_.all().size(), MultiRole::kQueued);
+  for (const CommandSpec* spec : registry_.all()) {
+    const std::string_view name = spec->full_name;
+    if (name == "exec") {
+      multi_roles_[spec->id] = MultiRole::kExec;
+    } else if (name == "multi" || name == "watch") {
+      multi_roles_[spec->id] = MultiRole::kRunsNow;
+    } else if (name == "discard" || name == "quit" || name == "reset") {
+      multi_roles_[spec->id] = MultiRole::kOomExempt;
+    }
+  }
   RefreshKeyspaceSettings();
   BeginTimeSlice();
   start_monotonic_us_ = mono_now_us_;
@@ -170,6 +183,7 @@ Client* Engine::NewClient(ConnId conn, const ConnInfo* info) {
 void Engine::FreeClient(Client* client) {
   KEEL_ASSERT(client != nullptr);
   if (client->flags & kClientMonitor) RemoveMonitor(client);
+  DiscardTransaction(*client);
   const size_t erased = clients_.erase(client->id());
   KEEL_ASSERT(erased == 1);
 }
@@ -192,7 +206,69 @@ void Engine::RunCommand(Client& client, std::span<const std::string_view> args) 
 
 void Engine::Reject(Client& client, const CommandSpec* spec, std::string_view error) {
   if (spec != nullptr) stats_.commands[spec->id].rejected_calls++;
+  // Redis's flagTransaction: a command refused while queuing (unknown, wrong arity, denied, out
+  // of memory) makes EXEC answer EXECABORT.
+  if (client.flags & kClientMulti) client.flags |= kClientDirtyExec;
   client.reply().Error(error);
+}
+
+void Engine::RejectCommand(Client& client, const CommandSpec& spec,
+                           std::span<const std::string_view> args, std::string_view error) {
+  if (RoleInMulti(spec) == MultiRole::kExec) {
+    AbortExec(client, spec, args, error);
+  } else {
+    Reject(client, &spec, error);
+  }
+}
+
+void Engine::AbortExec(Client& client, const CommandSpec& spec,
+                       std::span<const std::string_view> args, std::string_view error) {
+  stats_.commands[spec.id].rejected_calls++;
+  DiscardTransaction(client);
+  // Redis formats the reason without its own "-ERR " (a refusal written as plain text, as the
+  // arity error) but keeps other codes: "...because of: OOM command not allowed ...".
+  if (error.starts_with("ERR ")) error.remove_prefix(4);
+  std::string reply = "EXECABORT Transaction discarded because of: ";
+  reply += error;
+  client.reply().Error(reply);
+  // MONITOR clients saw MULTI; they see the EXEC that ends it, as in Redis.
+  if (!monitors_.empty()) FeedMonitors(client, args);
+}
+
+void Engine::DiscardTransaction(Client& client) {
+  client.transaction.reset();
+  client.flags &= ~(kClientMulti | kClientDirtyCas | kClientDirtyExec);
+  watches_.UnwatchAll(client);
+}
+
+void Engine::QueueCommand(Client& client, const CommandSpec& spec,
+                          std::span<const std::string_view> args) {
+  // As Redis, a doomed transaction queues nothing more (its EXEC fails whatever it holds) but
+  // still answers QUEUED.
+  if (!(client.flags & (kClientDirtyCas | kClientDirtyExec))) {
+    if (client.transaction == nullptr) client.transaction = std::make_unique<Transaction>(memory_);
+    Transaction& transaction = *client.transaction;
+    size_t bytes = Transaction::kCommandOverheadBytes;
+    for (std::string_view arg : args) bytes += arg.size() + Transaction::kArgOverheadBytes;
+    const auto limit_bytes = static_cast<size_t>(settings().client_query_buffer_limit);
+    if (transaction.bytes() + watches_.watched_bytes(client) + bytes > limit_bytes) {
+      Reject(client, &spec, kTransactionTooLarge);
+      return;
+    }
+    if (!transaction.Queue(spec, args)) {
+      Reject(client, &spec, errors::kOom);
+      return;
+    }
+  }
+  client.reply().SimpleString("QUEUED");
+}
+
+uint32_t Engine::EffectiveFlags(const Client& client, const CommandSpec& spec) const {
+  uint32_t flags = spec.flags;
+  if (RoleInMulti(spec) == MultiRole::kExec && client.transaction != nullptr) {
+    flags |= client.transaction->command_flags();
+  }
+  return flags;
 }
 
 void Engine::RejectUnknown(Client& client, std::span<const std::string_view> args,
@@ -226,19 +302,26 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
     }
   }
   if (AuthRequired(client) && !(spec.flags & kCmdNoAuth)) return errors::kNoAuth;
+  const bool in_multi = (client.flags & kClientMulti) != 0;
+  if (in_multi && (spec.flags & kCmdNoMulti)) return errors::kNoMulti;
   // With a memory limit, every command first evicts what the policy allows (not while writes
   // are paused: evicting is writing); only commands that may grow memory are refused when that
-  // is not enough (Redis's processCommand and performEvictions).
-  if (settings().maxmemory > 0) {
-    const bool over = writes_paused()
-                          ? memory_.used_bytes_total() > static_cast<size_t>(settings().maxmemory)
-                          : PerformEvictions() == EvictionResult::kFailed;
-    if (over && (spec.flags & kCmdDenyOom)) return errors::kOom;
+  // is not enough (Redis's processCommand and performEvictions). Within the limit there is
+  // nothing to evict or refuse: the request path's common case costs one sum and a compare.
+  const int64_t maxmemory = settings().maxmemory;
+  if (maxmemory > 0 && memory_.used_bytes_total() > static_cast<size_t>(maxmemory)) {
+    const bool over = writes_paused() || PerformEvictions() == EvictionResult::kFailed;
+    // Queuing takes memory too: inside MULTI every command is refused but those that end the
+    // transaction or the connection (EXEC only when one of its commands is denyoom).
+    const MultiRole role = RoleInMulti(spec);
+    const bool deny = (EffectiveFlags(client, spec) & kCmdDenyOom) ||
+                      (in_multi && role != MultiRole::kExec && role != MultiRole::kOomExempt);
+    if (over && deny) return errors::kOom;
   }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
   if ((client.flags & kClientMonitor) &&
-      (spec.flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
+      (EffectiveFlags(client, spec) & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
     return errors::kReplicaKeyspace;
   }
   return {};
@@ -253,7 +336,7 @@ bool Engine::PausedFor(const Client& client, const CommandSpec& spec) {
     case PauseMode::kAll:
       return true;
     case PauseMode::kWrite:
-      return (spec.flags & (kCmdWrite | kCmdMayReplicate)) != 0;
+      return (EffectiveFlags(client, spec) & (kCmdWrite | kCmdMayReplicate)) != 0;
   }
   return false;
 }
@@ -311,7 +394,9 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
   // before it are only unknown commands. As Redis's processCommand, before the lookup and every
   // other check: a "POST" or "Host:" command closes the connection without a reply, and the
   // commands after it in the same read never run (the Server stops at a client closing).
-  if (EqualsIgnoreCase(args[0], "post") || EqualsIgnoreCase(args[0], "host:")) {
+  const size_t name_bytes = args[0].size();
+  if ((name_bytes == 4 && EqualsIgnoreCase(args[0], "post")) ||
+      (name_bytes == 5 && EqualsIgnoreCase(args[0], "host:"))) {
     AbortCrossProtocolClient(client);
     return ExecuteResult::kDone;
   }
@@ -331,17 +416,23 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
     return ExecuteResult::kDone;
   }
   if (!spec->ArityAccepts(args.size())) {
-    Reject(client, spec, WrongArityError(*spec));
+    RejectCommand(client, *spec, args, WrongArityError(*spec));
     return ExecuteResult::kDone;
   }
   const std::string_view refusal = CheckAllowed(client, *spec);
   if (!refusal.empty()) {
-    Reject(client, spec, refusal);
+    RejectCommand(client, *spec, args, refusal);
     return ExecuteResult::kDone;
   }
-  if (PausedFor(client, *spec)) {
+  if (pause_mode_ != PauseMode::kNone && PausedFor(client, *spec)) {
     client.last_command = spec;  // CLIENT LIST shows the command it waits with
     return ExecuteResult::kPostponed;
+  }
+  if ((client.flags & kClientMulti) && RoleInMulti(*spec) == MultiRole::kQueued) {
+    QueueCommand(client, *spec, args);
+    client.commands_processed++;
+    client.last_interaction_ms = wall_ms();
+    return ExecuteResult::kDone;
   }
 
   Call(client, *spec, args);

@@ -22,20 +22,21 @@
 #include <vector>
 
 #include "engine/base/limits.h"
-#include "engine/base/memory.h"
 #include "engine/base/rng.h"
-#include "engine/commands/registry.h"
 #include "engine/db/database.h"
 #include "engine/db/eviction.h"
 #include "engine/db/keyspace.h"
 #include "engine/env/env.h"
+#include "engine/env/memory.h"
+#include "engine/registry/registry.h"
+#include "engine/resp/output_buffer.h"
 #include "engine/server/call_frame.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
 #include "engine/server/latency.h"
-#include "engine/server/output_buffer.h"
 #include "engine/server/slowlog.h"
 #include "engine/server/stats.h"
+#include "engine/server/watch.h"
 
 namespace keel {
 
@@ -214,6 +215,22 @@ class Engine : public ErrorObserver {
   // when maxmemory is set; the evictions are their own execution unit for propagation).
   EvictionResult PerformEvictions();
 
+  // --- MULTI / EXEC / WATCH (engine/commands/cmd_multi.cc) -------------------------------
+  // In MULTI, Execute queues every command but EXEC, DISCARD, MULTI, WATCH, QUIT and RESET
+  // (after all of its checks: a refusal while queuing dooms the transaction, as Redis's
+  // flagTransaction), and EXEC runs the queued commands through Call with kCallInMulti, all at
+  // EXEC's command time. EXEC is checked as whatever its commands are (a write when one writes,
+  // denyoom when one is: Redis's mstate.cmd_flags), and a refused EXEC ends the transaction
+  // with EXECABORT and the reason.
+  WatchTable& watches() { return watches_; }
+  // Ends `client`'s transaction, if any, and forgets the keys it watches (Redis's
+  // discardTransaction): after EXEC, DISCARD, RESET, and when the client goes.
+  void DiscardTransaction(Client& client);
+  // The error for a transaction that outgrew its bound (transaction.h).
+  static constexpr std::string_view kTransactionTooLarge =
+      "ERR Transaction discarded: the queued commands and watched keys exceed "
+      "client-query-buffer-limit";
+
   // --- MONITOR -----------------------------------------------------------------------------
   void AddMonitor(Client* client);
   void RemoveMonitor(Client* client);
@@ -281,6 +298,25 @@ class Engine : public ErrorObserver {
   void RejectUnknown(Client& client, std::span<const std::string_view> args,
                      bool unknown_subcommand);
   void Reject(Client& client, const CommandSpec* spec, std::string_view error);
+  // Reject for a command that was looked up: EXEC's refusal ends its transaction (AbortExec).
+  void RejectCommand(Client& client, const CommandSpec& spec,
+                     std::span<const std::string_view> args, std::string_view error);
+  // Redis's execCommandAbort: discards the transaction and replies EXECABORT with `error`.
+  void AbortExec(Client& client, const CommandSpec& spec, std::span<const std::string_view> args,
+                 std::string_view error);
+  // In MULTI: queues the command and replies +QUEUED, or refuses it (dooming the transaction).
+  void QueueCommand(Client& client, const CommandSpec& spec,
+                    std::span<const std::string_view> args);
+  // How a command behaves inside MULTI (Redis's processCommand lists them by function).
+  enum class MultiRole : uint8_t {
+    kQueued,     // queued until EXEC
+    kRunsNow,    // MULTI, WATCH: run at once (and refused over maxmemory, as a queued one)
+    kOomExempt,  // DISCARD, QUIT, RESET: run at once, never refused for memory
+    kExec,
+  };
+  MultiRole RoleInMulti(const CommandSpec& spec) const { return multi_roles_[spec.id]; }
+  // The command's flags as the checks see them: EXEC's include its queued commands'.
+  uint32_t EffectiveFlags(const Client& client, const CommandSpec& spec) const;
   // A "POST" or "Host:" command (an HTTP request): logs Redis's security warning, at most once
   // a minute, and closes the client without a reply.
   void AbortCrossProtocolClient(Client& client);
@@ -311,6 +347,8 @@ class Engine : public ErrorObserver {
   Keyspace keyspace_;
   bool active_expire_enabled_ = true;
   Evictor evictor_;
+  WatchTable watches_;
+  std::vector<MultiRole> multi_roles_;  // by CommandSpec::id
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;

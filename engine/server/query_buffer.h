@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "engine/base/memory.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

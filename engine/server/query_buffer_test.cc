@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "engine/base/memory.h"
+#include "engine/env/memory.h"
 #include "sim/sim_env.h"
 
 namespace keel {

@@ -63,6 +63,15 @@ bool Expected::Matches(const RespValue& actual) const {
     case Kind::kOneOf:
       return std::any_of(alternatives.begin(), alternatives.end(),
                          [&](const Expected& one) { return one.Matches(actual); });
+    case Kind::kArrayOf: {
+      if (actual.type != RespType::kArray || actual.elements.size() != alternatives.size()) {
+        return false;
+      }
+      for (size_t i = 0; i < alternatives.size(); i++) {
+        if (!alternatives[i].Matches(actual.elements[i])) return false;
+      }
+      return true;
+    }
     case Kind::kDraw: {
       if (actual.type != RespType::kArray || static_cast<int64_t>(actual.elements.size()) != min)
         return false;
@@ -96,6 +105,11 @@ std::string Expected::ToString() const {
         text += (text.empty() ? "" : " or ") + one.ToString();
       return "one of: " + text;
     }
+    case Kind::kArrayOf: {
+      std::string text;
+      for (const Expected& one : alternatives) text += (text.empty() ? "" : ", ") + one.ToString();
+      return "an array of [" + text + "]";
+    }
   }
   return "?";
 }
@@ -105,8 +119,12 @@ Expected Ok() { return Simple("OK"); }
 Expected Simple(std::string_view text) { return Expected{.value = RespValue::Simple(text)}; }
 
 Expected Error(std::string_view text) {
-  // Redis's formatted errors replace CR and LF with spaces, so that client bytes quoted in the
-  // message cannot break the protocol.
+  // Redis's formatted errors (addReplyErrorFormat) first trim CR and LF from both ends, then
+  // replace those left inside with spaces, so that client bytes quoted in the message cannot
+  // break the protocol.
+  const size_t first = text.find_first_not_of("\r\n");
+  text = first == std::string_view::npos ? std::string_view() : text.substr(first);
+  text = text.substr(0, text.find_last_not_of("\r\n") + 1);
   std::string line(text);
   for (char& c : line) {
     if (c == '\r' || c == '\n') c = ' ';
@@ -157,6 +175,16 @@ Expected Draws(std::vector<std::string> allowed, int64_t count, bool distinct) {
 
 Expected ScanPage(std::vector<std::string> allowed) {
   return Expected{.kind = Expected::Kind::kScanPage, .strings = std::move(allowed)};
+}
+
+Expected ArrayOf(std::vector<Expected> elements) {
+  return Expected{.kind = Expected::Kind::kArrayOf, .alternatives = std::move(elements)};
+}
+
+Expected NullArray(int resp) {
+  RespValue value;
+  value.type = resp >= 3 ? RespType::kNull : RespType::kNullArray;
+  return Expected{.value = value};
 }
 
 Expected OneOf(std::vector<Expected> alternatives) {

@@ -15,6 +15,8 @@
 //   kOneOf         any one of `alternatives`. RANDOMKEY's draw (one of the live keys, or null
 //                  when there is none), and a command whose transient memory was refused, which
 //                  may reply its normal reply or its out-of-memory error with the same keyspace.
+//   kArrayOf       an array whose elements match `alternatives` one by one: EXEC's reply, whose
+//                  elements are the predictions of the commands it ran.
 #pragma once
 
 #include <cstdint>
@@ -27,14 +29,14 @@
 namespace keel::model {
 
 struct Expected {
-  enum class Kind : uint8_t { kExact, kIntegerRange, kBulkSet, kScanPage, kOneOf, kDraw };
+  enum class Kind : uint8_t { kExact, kIntegerRange, kBulkSet, kScanPage, kOneOf, kArrayOf, kDraw };
 
   Kind kind = Kind::kExact;
   RespValue value{};                     // kExact
   int64_t min = 0;                       // kIntegerRange; kDraw: the number of draws
   int64_t max = 0;                       // kIntegerRange; kDraw: 1 when draws are distinct
   std::vector<std::string> strings{};    // kBulkSet, kScanPage, kDraw (what may be drawn)
-  std::vector<Expected> alternatives{};  // kOneOf
+  std::vector<Expected> alternatives{};  // kOneOf; kArrayOf: the elements
 
   bool Matches(const RespValue& actual) const;
   std::string ToString() const;
@@ -60,5 +62,7 @@ Expected BulkSetReply(std::vector<std::string> strings, int resp);
 Expected Draws(std::vector<std::string> allowed, int64_t count, bool distinct);
 Expected ScanPage(std::vector<std::string> allowed);
 Expected OneOf(std::vector<Expected> alternatives);
+Expected ArrayOf(std::vector<Expected> elements);
+Expected NullArray(int resp);  // RESP2 *-1, RESP3 _
 
 }  // namespace keel::model

@@ -3,6 +3,10 @@
 #include <cctype>
 #include <climits>
 
+#include "engine/base/assert.h"
+#include "engine/registry/command_spec.h"
+#include "engine/registry/registry.h"
+
 namespace keel::model {
 namespace {
 
@@ -22,18 +26,6 @@ bool ArityAccepts(int arity, size_t argc) {
   const auto count = static_cast<int64_t>(argc);
   return arity >= 0 ? count == arity : count >= -arity;
 }
-
-// Containers: commands whose first argument names a subcommand. Their own arity is -2.
-constexpr Command kContainers[] = {{"client", -2, 0, nullptr}, {"object", -2, 0, nullptr}};
-
-const Command* FindContainer(std::string_view lower_name) {
-  for (const Command& container : kContainers) {
-    if (container.name == lower_name) return &container;
-  }
-  return nullptr;
-}
-
-bool IsContainer(std::string_view lower_name) { return FindContainer(lower_name) != nullptr; }
 
 }  // namespace
 
@@ -57,7 +49,10 @@ KeyTable& Call::db() { return model.db(session.db); }
 
 Value* Call::Lookup(std::string_view key) { return model.Lookup(session.db, key, now_ms()); }
 
-void Call::Store(const std::string& key, Value value) { db()[key] = std::move(value); }
+void Call::Store(const std::string& key, Value value) {
+  db()[key] = std::move(value);
+  if (model.watching()) model.MarkWritten(session.db, key);
+}
 
 bool Call::shared_integers() const { return model.shared_integers(); }
 
@@ -70,22 +65,49 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(ScanCommands());
   Add(ObjectCommands());
   Add(ConnectionCommands());
+  Add(MultiCommands());
+  Add(ListCommands());
   Add(SetCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {
+  if (first == second) return;
   std::swap(databases_[static_cast<size_t>(first)], databases_[static_cast<size_t>(second)]);
+  // Each index's watchers compare what it held (now under the other index) with what it holds.
+  TouchAll(first, db(second), db(first));
+  TouchAll(second, db(first), db(second));
+  swapped_ = true;
 }
 
 void Model::Add(std::span<const Command> commands) {
-  for (const Command& command : commands) commands_.emplace(std::string(command.name), command);
+  const Registry& registry = Registry::Builtin();
+  for (Command command : commands) {
+    const CommandSpec* spec = registry.FindByFullName(command.name);
+    // A model of a command the engine does not define is a mistake in the model's table.
+    KEEL_ASSERT(spec != nullptr && !spec->is_container());
+    command.arity = spec->arity;
+    if (spec->flags & kCmdWrite) command.flags |= kWrite;
+    if (spec->flags & kCmdDenyOom) command.flags |= kDenyOom;
+    commands_.emplace(std::string(command.name), command);
+    if (spec->parent != nullptr && !containers_.contains(spec->parent->name)) {
+      // The container itself: the model replies its arity error when no subcommand is given.
+      containers_.emplace(spec->parent->name, Command{.name = spec->parent->name,
+                                                      .flags = 0,
+                                                      .run = nullptr,
+                                                      .arity = spec->parent->arity});
+    }
+  }
+}
+
+bool Model::IsContainer(std::string_view lower_name) const {
+  return containers_.contains(lower_name);
 }
 
 const Command* Model::Find(std::span<const std::string> args) const {
   if (args.empty()) return nullptr;
   std::string name = Lower(args[0]);
-  if (const Command* container = FindContainer(name)) {
-    if (args.size() < 2) return container;
+  if (auto container = containers_.find(name); container != containers_.end()) {
+    if (args.size() < 2) return &container->second;
     name += "|" + Lower(args[1]);
   }
   auto it = commands_.find(name);
@@ -112,15 +134,58 @@ Expected Model::Reject(std::span<const std::string> args, const Command* command
 Expected Model::Execute(Session& session, std::span<const std::string> args,
                         const Context& context) {
   const Command* command = Find(args);
+  const bool exec = command != nullptr && command->name == "exec";
   if (command == nullptr || command->run == nullptr || !ArityAccepts(command->arity, args.size())) {
-    return Reject(args, command);
+    Expected refusal = Reject(args, command);
+    if (exec) return AbortExec(session, refusal.value.text);
+    // A refusal while queuing dooms the transaction (Redis's flagTransaction).
+    if (session.multi) session.dirty_exec = true;
+    return refusal;
   }
-  if (maxmemory_bytes_ > 0 && (command->flags & kDenyOom) &&
-      context.used_memory_bytes > maxmemory_bytes_) {
+  const MultiRole role = RoleInMulti(command->name);
+  // EXEC is denyoom when one of its commands is; inside MULTI queuing is refused too.
+  const uint32_t flags = command->flags | (exec && session.multi ? session.queued_flags : 0);
+  const bool deny = (flags & kDenyOom) ||
+                    (session.multi && role != MultiRole::kExec && role != MultiRole::kOomExempt);
+  if (maxmemory_bytes_ > 0 && deny && context.used_memory_bytes > maxmemory_bytes_) {
+    if (exec) return AbortExec(session, kOomError);
+    if (session.multi) session.dirty_exec = true;
     return Error(kOomError);
   }
+  if (session.multi && role == MultiRole::kQueued) return Queue(session, *command, args, context);
+  if (exec) return Exec(session, context);
+  return Run(session, *command, args, context);
+}
+
+Expected Model::Run(Session& session, const Command& command, std::span<const std::string> args,
+                    const Context& context) {
+  // Which keys the command changed, for WATCH: every key whose value differs afterwards (lazy
+  // expiry included), and those it wrote with the same value. Only while someone watches.
+  std::vector<KeyTable> before;
+  const bool tracking = !watches_.empty();  // WATCH itself adds the first watch
+  if (tracking) before = databases_;
+  written_.clear();
+  swapped_ = false;
+  now_ms_ = context.now_ms;
   Call call{*this, session, args, context};
-  return command->run(call);
+  Expected expected = command.run(call);
+  if (!tracking || watches_.empty() || swapped_) return expected;
+  for (int i = 0; i < database_count(); i++) {
+    const KeyTable& old_table = before[static_cast<size_t>(i)];
+    const KeyTable& new_table = db(i);
+    std::vector<std::string> changed;
+    for (const auto& [key, value] : new_table) {
+      auto old = old_table.find(key);
+      if (old == old_table.end() || !(old->second == value)) changed.push_back(key);
+    }
+    for (const auto& [key, value] : old_table) {
+      if (new_table.find(key) == new_table.end()) changed.push_back(key);
+    }
+    for (const std::string& key : changed) TouchKey(i, key, context.now_ms);
+  }
+  for (const auto& [db_index, key] : written_) TouchKey(db_index, key, context.now_ms);
+  written_.clear();
+  return expected;
 }
 
 Value* Model::Lookup(int db_index, std::string_view key, int64_t now_ms) {

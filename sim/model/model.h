@@ -1,10 +1,12 @@
 // Model: the reference model of Keel's command semantics, deliberately simple and separate from
 // the engine.
 //
-// It shares no code with engine/ beyond the RESP value type: the keyspace is a std::map per
-// database, commands are plain functions over it written from Redis's documented behaviour, and
-// nothing is optimised. The simulator's oracle (sim/simulator/oracle.h) runs it beside the engine
-// and checks every reply; RapidCheck tests and the command fuzz harness can run it the same way.
+// It shares no code with engine/ beyond the RESP value type and the command facts of the
+// registry (names, arity, flags: written once, in the engine's CommandDefs): the keyspace is a
+// std::map per database, commands are plain functions over it written from Redis's documented
+// behaviour, and nothing is optimised. The simulator's oracle (sim/simulator/oracle.h) runs it
+// beside the engine and checks every reply; RapidCheck tests and the command fuzz harness can run
+// it the same way.
 //
 // Expiry follows Redis: a key is gone once the command time is past its expiry (now > expire_at,
 // so a key is still there during its expiry millisecond), and the model removes an expired key
@@ -28,6 +30,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/model/expected.h"
@@ -86,6 +89,13 @@ struct Session {
   int resp = 2;
   std::string name;
   bool quit = false;  // QUIT ran: the server closes the connection after its reply
+  // MULTI ... EXEC (model_multi.cc): in a transaction, the commands queued (none once it is
+  // doomed), the union of their flags, and whether a command was refused while queuing. Whether
+  // a watched key changed is the model's (other sessions' writes break it).
+  bool multi = false;
+  bool dirty_exec = false;
+  std::vector<std::vector<std::string>> queued;
+  uint32_t queued_flags = 0;
 };
 
 // Facts about the moment a command runs, given by whoever drives the model.
@@ -122,27 +132,74 @@ struct Call {
 };
 
 enum CommandFlag : uint32_t {
+  // From the registry (Redis's write and denyoom flags), filled in when the model adds a command.
   kWrite = 1 << 0,
   kDenyOom = 1 << 1,  // refused while used memory is above maxmemory
-  // Allocates memory (keyspace or transient): when the environment refuses, the command has an
-  // OOM outcome (Context::allocation_refused) that the oracle may have to pick instead of the
-  // normal one.
+  // The model's own: the command allocates memory (keyspace or transient), so when the
+  // environment refuses, the command has an OOM outcome (Context::allocation_refused) that the
+  // oracle may have to pick instead of the normal one.
   kAllocates = 1 << 2,
 };
 
 // Databases the model holds unless told otherwise (Redis's default "databases").
 inline constexpr int kDatabasesDefault = 16;
 
+// One command the model knows. A family's table gives the name, the model's own flags
+// (kAllocates) and the function; the command's facts (arity, write, denyoom, whether it is a
+// container of subcommands) come from the engine's registry, their only source, when the model
+// adds the table. COMMAND INFO's conformance cases hold those facts to redis-server's.
 struct Command {
   std::string_view name;  // lower case; "client|id" for a subcommand
-  int arity;              // Redis's convention: n exactly, -n at least n
-  uint32_t flags;
+  uint32_t flags;         // the table's: kAllocates; the model adds kWrite and kDenyOom
   Expected (*run)(Call& call);
+  int arity = 0;  // Redis's convention: n exactly, -n at least n (from the registry)
 };
 
 class Model {
  public:
   explicit Model(int databases = kDatabasesDefault);
+  // --- Transactions (model_multi.cc) --------------------------------------------------------
+  // WATCH of `key` in the session's database; whether it had expired at `now_ms` is kept.
+  void Watch(const Session& session, std::string_view key, int64_t now_ms);
+  void Unwatch(uint64_t client_id);
+  // Whether a key `client_id` watched changed (Redis's CLIENT_DIRTY_CAS), or one it watched
+  // while live has expired at `now_ms`.
+  bool WatchBroken(uint64_t client_id, int64_t now_ms) const;
+  void ClearBroken(uint64_t client_id) { broken_.erase(client_id); }
+  bool IsBroken(uint64_t client_id) const { return broken_.count(client_id) != 0; }
+  // Ends the session's transaction and forgets its watches (EXEC, DISCARD, RESET).
+  void DiscardTransaction(Session& session);
+  // The connection is gone: its watches go with it.
+  void DropClient(uint64_t client_id);
+  // A key changed (written, deleted, expired or reclaimed): breaks the watches on it as the
+  // engine's WatchTable does (a key watched while already expired breaks only when it is live
+  // now).
+  void TouchKey(int db_index, std::string_view key, int64_t now_ms);
+  // Marks `key` of the session's database changed even if its value is the same (SET of the same
+  // value, EXPIRE to the same time): Redis touches every key a command writes.
+  void MarkWritten(int db_index, std::string_view key) { written_.emplace_back(db_index, key); }
+  bool watching() const { return !watches_.empty(); }
+  struct WatchedKey {
+    uint64_t client_id;
+    int db;
+    std::string key;
+    bool expired;  // had expired when watched: logically absent
+  };
+  // Every session's watches, for a driver that runs a command twice (the oracle's two outcomes
+  // of a refused allocation) and keeps one run's effects.
+  struct WatchState {
+    std::vector<WatchedKey> watches;
+    std::set<uint64_t> broken;
+  };
+  WatchState watch_state() const { return WatchState{watches_, broken_}; }
+  void set_watch_state(WatchState state) {
+    watches_ = std::move(state.watches);
+    broken_ = std::move(state.broken);
+  }
+  // How a command behaves inside MULTI (as the engine's Execute): queued, run at once (MULTI,
+  // WATCH), run at once and never refused for memory (DISCARD, QUIT, RESET), or EXEC.
+  enum class MultiRole : uint8_t { kQueued, kRunsNow, kOomExempt, kExec };
+  static MultiRole RoleInMulti(std::string_view name);
 
   // Runs one command for `session` at `context`, changes the state, returns the expected reply.
   Expected Execute(Session& session, std::span<const std::string> args, const Context& context);
@@ -171,7 +228,13 @@ class Model {
     KeyTable& table = db(db_index);
     for (auto it = table.begin(); it != table.end();) {
       const bool gone = IsExpired(it->second, expired_at_ms) && reclaimed(it->first);
-      it = gone ? table.erase(it) : std::next(it);
+      if (!gone) {
+        ++it;
+        continue;
+      }
+      const std::string key = it->first;
+      it = table.erase(it);
+      TouchKey(db_index, key, expired_at_ms);  // the engine's expiry touched it as it went
     }
   }
   void SwapDatabases(int first, int second);
@@ -182,10 +245,30 @@ class Model {
 
  private:
   void Add(std::span<const Command> commands);
+  bool IsContainer(std::string_view lower_name) const;
   Expected Reject(std::span<const std::string> args, const Command* command) const;
+  // EXEC refused before it ran: the transaction ends with EXECABORT and `reason`.
+  Expected AbortExec(Session& session, std::string_view reason);
+  // Runs an accepted command (at top level or inside EXEC) and breaks the watches of the keys it
+  // changed.
+  Expected Run(Session& session, const Command& command, std::span<const std::string> args,
+               const Context& context);
+  Expected Queue(Session& session, const Command& command, std::span<const std::string> args,
+                 const Context& context);
+  Expected Exec(Session& session, const Context& context);
+  // SWAPDB's rules for the watchers of `db_index` (Redis's touchAllWatchedKeysInDb):
+  // `emptied` held the keys before, `replaced_with` holds them now.
+  void TouchAll(int db_index, const KeyTable& emptied, const KeyTable& replaced_with);
+
+  std::vector<WatchedKey> watches_;                   // in WATCH order
+  std::set<uint64_t> broken_;                         // clients whose watched keys changed
+  std::vector<std::pair<int, std::string>> written_;  // MarkWritten during the running command
+  bool swapped_ = false;  // the running command swapped databases (its touches are done)
+  int64_t now_ms_ = 0;    // the running command's time
 
   std::vector<KeyTable> databases_;
   std::map<std::string, Command, std::less<>> commands_;
+  std::map<std::string, Command, std::less<>> containers_;
   uint64_t maxmemory_bytes_ = 0;
   bool shared_integers_ = true;
 };
@@ -199,6 +282,8 @@ std::span<const Command> ExpireCommands();      // model_expire.cc
 std::span<const Command> ScanCommands();        // model_scan.cc
 std::span<const Command> ObjectCommands();      // model_object.cc
 std::span<const Command> ConnectionCommands();  // model_connection.cc
+std::span<const Command> MultiCommands();       // model_multi.cc
+std::span<const Command> ListCommands();        // model_list.cc
 std::span<const Command> SetCommands();         // model_set.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
@@ -228,5 +313,7 @@ inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
+inline constexpr std::string_view kExecAbortError =
+    "EXECABORT Transaction discarded because of previous errors.";
 
 }  // namespace keel::model

@@ -80,6 +80,7 @@ Expected Hello(Call& call) {
 }
 
 Expected Reset(Call& call) {
+  call.model.DiscardTransaction(call.session);
   call.session.db = 0;
   call.session.resp = 2;
   call.session.name.clear();
@@ -104,15 +105,15 @@ Expected ClientGetname(Call& call) {
 }
 
 constexpr Command kCommands[] = {
-    {"ping", -1, 0, Ping},
-    {"echo", 2, 0, Echo},
-    {"select", 2, 0, Select},
-    {"hello", -1, 0, Hello},
-    {"reset", 1, 0, Reset},
-    {"quit", -1, 0, Quit},
-    {"client|id", 2, 0, ClientId},
-    {"client|setname", 3, 0, ClientSetname},
-    {"client|getname", 2, 0, ClientGetname},
+    {"ping", 0, Ping},
+    {"echo", 0, Echo},
+    {"select", 0, Select},
+    {"hello", 0, Hello},
+    {"reset", 0, Reset},
+    {"quit", 0, Quit},
+    {"client|id", 0, ClientId},
+    {"client|setname", 0, ClientSetname},
+    {"client|getname", 0, ClientGetname},
 };
 
 }  // namespace

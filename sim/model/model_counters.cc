@@ -99,14 +99,12 @@ Expected Incrbyfloat(Call& call) {
   return reply;
 }
 
-constexpr uint32_t kWriteAllocates = kWrite | kDenyOom | kAllocates;
-
 constexpr Command kCommands[] = {
-    {"incr", 2, kWriteAllocates, Incr},
-    {"decr", 2, kWriteAllocates, Decr},
-    {"incrby", 3, kWriteAllocates, Incrby},
-    {"decrby", 3, kWriteAllocates, Decrby},
-    {"incrbyfloat", 3, kWriteAllocates, Incrbyfloat},
+    {"incr", kAllocates, Incr},
+    {"decr", kAllocates, Decr},
+    {"incrby", kAllocates, Incrby},
+    {"decrby", kAllocates, Decrby},
+    {"incrbyfloat", kAllocates, Incrbyfloat},
 };
 
 }  // namespace

@@ -79,6 +79,7 @@ Expected ExpireGeneric(Call& call, bool relative, bool seconds, std::string_view
   }
   if (call.context.allocation_refused) return Error(kOomError);
   value->expire_at_ms = when;
+  call.model.MarkWritten(call.session.db, key);  // a write even when the time is the same
   return Integer(1);
 }
 
@@ -115,15 +116,15 @@ Expected Persist(Call& call) {
 }
 
 constexpr Command kCommands[] = {
-    {"expire", -3, kWrite | kAllocates, Expire},
-    {"pexpire", -3, kWrite | kAllocates, Pexpire},
-    {"expireat", -3, kWrite | kAllocates, Expireat},
-    {"pexpireat", -3, kWrite | kAllocates, Pexpireat},
-    {"ttl", 2, 0, Ttl},
-    {"pttl", 2, 0, Pttl},
-    {"expiretime", 2, 0, Expiretime},
-    {"pexpiretime", 2, 0, Pexpiretime},
-    {"persist", 2, kWrite | kAllocates, Persist},
+    {"expire", kAllocates, Expire},
+    {"pexpire", kAllocates, Pexpire},
+    {"expireat", kAllocates, Expireat},
+    {"pexpireat", kAllocates, Pexpireat},
+    {"ttl", 0, Ttl},
+    {"pttl", 0, Pttl},
+    {"expiretime", 0, Expiretime},
+    {"pexpiretime", 0, Pexpiretime},
+    {"persist", kAllocates, Persist},
 };
 
 }  // namespace

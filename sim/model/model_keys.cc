@@ -148,19 +148,19 @@ Expected Flushall(Call& call) {
 }
 
 constexpr Command kCommands[] = {
-    {"del", -2, kWrite, Del},
-    {"unlink", -2, kWrite, Del},
-    {"exists", -2, 0, Exists},
-    {"touch", -2, 0, Exists},
-    {"type", 2, 0, Type},
-    {"rename", 3, kWrite | kAllocates, Rename},
-    {"renamenx", 3, kWrite | kAllocates, Renamenx},
-    {"copy", -3, kWrite | kDenyOom | kAllocates, Copy},
-    {"move", 3, kWrite | kAllocates, Move},
-    {"swapdb", 3, kWrite, Swapdb},
-    {"dbsize", 1, 0, Dbsize},
-    {"flushdb", -1, kWrite, Flushdb},
-    {"flushall", -1, kWrite, Flushall},
+    {"del", 0, Del},
+    {"unlink", 0, Del},
+    {"exists", 0, Exists},
+    {"touch", 0, Exists},
+    {"type", 0, Type},
+    {"rename", kAllocates, Rename},
+    {"renamenx", kAllocates, Renamenx},
+    {"copy", kAllocates, Copy},
+    {"move", kAllocates, Move},
+    {"swapdb", 0, Swapdb},
+    {"dbsize", 0, Dbsize},
+    {"flushdb", 0, Flushdb},
+    {"flushall", 0, Flushall},
 };
 
 }  // namespace

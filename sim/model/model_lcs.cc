@@ -127,7 +127,7 @@ Expected Lcs(Call& call) {
 }
 
 constexpr Command kCommands[] = {
-    {"lcs", -3, kAllocates, Lcs},
+    {"lcs", kAllocates, Lcs},
 };
 
 }  // namespace

@@ -19,8 +19,8 @@ Expected ObjectRefcount(Call& call) {
 }
 
 constexpr Command kCommands[] = {
-    {"object|encoding", 3, 0, ObjectEncoding},
-    {"object|refcount", 3, 0, ObjectRefcount},
+    {"object|encoding", 0, ObjectEncoding},
+    {"object|refcount", 0, ObjectRefcount},
 };
 
 }  // namespace

@@ -104,9 +104,9 @@ Expected Randomkey(Call& call) {
 }
 
 constexpr Command kCommands[] = {
-    {"keys", 2, 0, Keys},
-    {"scan", -2, 0, Scan},
-    {"randomkey", 1, 0, Randomkey},
+    {"keys", 0, Keys},
+    {"scan", 0, Scan},
+    {"randomkey", 0, Randomkey},
 };
 
 }  // namespace

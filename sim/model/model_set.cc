@@ -417,26 +417,24 @@ Expected StoreUnionOrDiff(Call& call, bool diff) {
 Expected Sunionstore(Call& call) { return StoreUnionOrDiff(call, false); }
 Expected Sdiffstore(Call& call) { return StoreUnionOrDiff(call, true); }
 
-constexpr uint32_t kWriteAllocates = kWrite | kDenyOom | kAllocates;
-
 constexpr Command kCommands[] = {
-    {"sadd", -3, kWriteAllocates, Sadd},
-    {"srem", -3, kWrite, Srem},
-    {"scard", 2, 0, Scard},
-    {"sismember", 3, 0, Sismember},
-    {"smismember", -3, 0, Smismember},
-    {"smembers", 2, 0, Smembers},
-    {"smove", 4, kWrite | kAllocates, Smove},
-    {"sscan", -3, 0, Sscan},
-    {"srandmember", -2, kAllocates, Srandmember},
-    {"spop", -2, kWrite | kAllocates, Spop},
-    {"sinter", -2, 0, Sinter},
-    {"sintercard", -3, 0, Sintercard},
-    {"sinterstore", -3, kWriteAllocates, Sinterstore},
-    {"sunion", -2, kAllocates, Sunion},
-    {"sunionstore", -3, kWriteAllocates, Sunionstore},
-    {"sdiff", -2, kAllocates, Sdiff},
-    {"sdiffstore", -3, kWriteAllocates, Sdiffstore},
+    {"sadd", kAllocates, Sadd},
+    {"srem", 0, Srem},
+    {"scard", 0, Scard},
+    {"sismember", 0, Sismember},
+    {"smismember", 0, Smismember},
+    {"smembers", 0, Smembers},
+    {"smove", kAllocates, Smove},
+    {"sscan", 0, Sscan},
+    {"srandmember", kAllocates, Srandmember},
+    {"spop", kAllocates, Spop},
+    {"sinter", 0, Sinter},
+    {"sintercard", 0, Sintercard},
+    {"sinterstore", kAllocates, Sinterstore},
+    {"sunion", kAllocates, Sunion},
+    {"sunionstore", kAllocates, Sunionstore},
+    {"sdiff", kAllocates, Sdiff},
+    {"sdiffstore", kAllocates, Sdiffstore},
 };
 
 }  // namespace

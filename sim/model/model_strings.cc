@@ -188,6 +188,7 @@ Expected Getex(Call& call) {
     }
     if (call.context.allocation_refused) return Error(kOomError);
     value->expire_at_ms = at_ms;
+    call.model.MarkWritten(call.session.db, key);  // a write even when the time is the same
   } else if (options.persist && value->expire_at_ms != kNoExpiry) {
     if (call.context.allocation_refused) return Error(kOomError);
     value->expire_at_ms = kNoExpiry;
@@ -268,6 +269,7 @@ Expected Append(Call& call) {
   }
   if (call.context.allocation_refused) return Error(kOomError);
   *value = EditedString(value->string + tail, value->expire_at_ms);
+  call.model.MarkWritten(call.session.db, key);  // Redis touches it even when nothing is appended
   return Integer(static_cast<int64_t>(value->string.size()));
 }
 
@@ -322,25 +324,23 @@ Expected Setrange(Call& call) {
   return Integer(size);
 }
 
-constexpr uint32_t kWriteAllocates = kWrite | kDenyOom | kAllocates;
-
 constexpr Command kCommands[] = {
-    {"get", 2, 0, Get},
-    {"set", -3, kWriteAllocates, Set},
-    {"setnx", 3, kWriteAllocates, Setnx},
-    {"setex", 4, kWriteAllocates, Setex},
-    {"psetex", 4, kWriteAllocates, Psetex},
-    {"getex", -2, kWrite | kAllocates, Getex},
-    {"getdel", 2, kWrite, Getdel},
-    {"getset", 3, kWriteAllocates, Getset},
-    {"mget", -2, 0, Mget},
-    {"mset", -3, kWriteAllocates, Mset},
-    {"msetnx", -3, kWriteAllocates, Msetnx},
-    {"append", 3, kWriteAllocates, Append},
-    {"strlen", 2, 0, Strlen},
-    {"getrange", 4, 0, Getrange},
-    {"substr", 4, 0, Getrange},
-    {"setrange", 4, kWriteAllocates, Setrange},
+    {"get", 0, Get},
+    {"set", kAllocates, Set},
+    {"setnx", kAllocates, Setnx},
+    {"setex", kAllocates, Setex},
+    {"psetex", kAllocates, Psetex},
+    {"getex", kAllocates, Getex},
+    {"getdel", 0, Getdel},
+    {"getset", kAllocates, Getset},
+    {"mget", 0, Mget},
+    {"mset", kAllocates, Mset},
+    {"msetnx", kAllocates, Msetnx},
+    {"append", kAllocates, Append},
+    {"strlen", 0, Strlen},
+    {"getrange", 0, Getrange},
+    {"substr", 0, Getrange},
+    {"setrange", kAllocates, Setrange},
 };
 
 }  // namespace

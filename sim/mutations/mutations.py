@@ -39,7 +39,7 @@ MUTATIONS = [
         "name": "resend-from-chunk-start-after-short-write",
         "why": "after a short write the rest of the chunk is sent from its start: bytes out of "
                "order in a pipeline's replies",
-        "file": "engine/server/output_buffer.cc",
+        "file": "engine/resp/output_buffer.cc",
         "find": "slices[count++] = ConstSlice{chunk->data() + skip, chunk->used - skip};",
         "replace": "slices[count++] = ConstSlice{chunk->data(), chunk->used - skip};",
     },
@@ -69,8 +69,8 @@ MUTATIONS = [
         "name": "select-range-off-by-one",
         "why": "SELECT accepts the index one past the last database",
         "file": "engine/commands/context.cc",
-        "find": "if (*index < 0 || *index >= context.engine.database_count()) {",
-        "replace": "if (*index < 0 || *index > context.engine.database_count()) {",
+        "find": "if (*index < 0 || *index >= context.database_count()) {",
+        "replace": "if (*index < 0 || *index > context.database_count()) {",
     },
     {
         "name": "keepttl-ignored",
@@ -96,7 +96,7 @@ MUTATIONS = [
     {
         "name": "reply-memory-accounting-drift",
         "why": "freeing a large block forgets a byte, so what the engine holds drifts from the allocations",
-        "file": "engine/base/memory.h",
+        "file": "engine/env/memory.h",
         "find": '    held_bytes_ -= bytes;\n',
         "replace": '    held_bytes_ -= bytes - (bytes > 4096);\n',
     },
@@ -132,8 +132,8 @@ MUTATIONS = [
         "name": "maxmemory-refuses-every-command",
         "why": "over maxmemory, reads are refused too (not only denyoom commands)",
         "file": "engine/server/engine.cc",
-        "find": "if (over && (spec.flags & kCmdDenyOom)) return errors::kOom;",
-        "replace": "if (over) return errors::kOom;",
+        "find": "    if (over && deny) return errors::kOom;",
+        "replace": "    if (over) return errors::kOom;",
     },
     {
         "name": "reset-keeps-the-database",
@@ -146,8 +146,8 @@ MUTATIONS = [
         "name": "lazy-expiry-keeps-the-key",
         "why": "an expired key found by a lookup is reported gone but left in the table",
         "file": "engine/db/keyspace.cc",
-        "find": "    // Redis then leaves the key for after the pause).\n    if (!writes_paused_) DeleteExpired(db, key, hash);\n",
-        "replace": "    // Redis then leaves the key for after the pause).\n",
+        "find": "  if (expired != nullptr && !writes_paused_) DeleteExpired(db, key, hash);\n",
+        "replace": "",
     },
     {
         "name": "counter-drops-expiry",
@@ -261,5 +261,82 @@ MUTATIONS = [
         "file": "engine/commands/cmd_set_algebra.cc",
         "find": "  for (size_t j = 1; j < sets.size(); j++) {\n    if (sets[j] != sets[0]",
         "replace": "  for (size_t j = 1; j + 1 < sets.size(); j++) {\n    if (sets[j] != sets[0]",
+    },
+    {
+        "name": "eviction-volatile-takes-any-key",
+        "why": "a volatile-* maxmemory-policy evicts keys without a TTL as well",
+        "file": "engine/db/eviction.cc",
+        "find": "  return policy == MaxmemoryPolicy::kVolatileLru || policy == MaxmemoryPolicy::kVolatileLfu ||\n"
+                "         policy == MaxmemoryPolicy::kVolatileRandom || policy == MaxmemoryPolicy::kVolatileTtl;",
+        "replace": "  return policy == MaxmemoryPolicy::kVolatileTtl;",
+    },
+    {
+        "name": "eviction-overshoots-the-limit",
+        "why": "eviction goes on until a quarter below maxmemory: keys are evicted while memory is "
+               "within the limit",
+        "file": "engine/db/eviction.cc",
+        "find": "memory.used_bytes_total() > static_cast<size_t>(maxmemory);\n       evicted++) {",
+        "replace": "memory.used_bytes_total() > static_cast<size_t>(maxmemory) * 3 / 4;\n"
+                   "       evicted++) {",
+    },
+    {
+        "name": "scan-skips-the-rehash-target",
+        "why": "during an incremental rehash SCAN walks only the old table: keys already moved to "
+               "the new one are never returned, though present for the whole iteration",
+        "file": "engine/db/database.h",
+        "find": "  if (next_ != nullptr) VisitRange(*next_, cursor, next, to_end, hash_seed_, visit);\n",
+        "replace": "",
+    },
+    # Transactions (engine/commands/cmd_multi.cc, engine/server/watch.h): the oracle checks
+    # EXEC's replies and WATCH's outcomes against the model's transactions.
+    {
+        "name": "watch-missed-on-expiry",
+        "why": "EXEC does not check whether a watched key expired since WATCH (Redis 7.0's "
+               "isWatchedKeyExpired), so a transaction whose key timed out runs",
+        "file": "engine/commands/cmd_multi.cc",
+        "find": "  if (engine.watches().AnyExpired(client)) client.flags |= kClientDirtyCas;\n",
+        "replace": "",
+    },
+    {
+        "name": "exec-not-atomic",
+        "why": "queued commands also run when they are queued, so other clients see (and "
+               "interleave with) a transaction's writes before its EXEC",
+        "file": "engine/server/engine.cc",
+        "find": "    QueueCommand(client, *spec, args);\n    client.commands_processed++;\n",
+        "replace": "    client.reply().set_muted(true);\n    Call(client, *spec, args);\n"
+                   "    client.reply().set_muted(false);\n    QueueCommand(client, *spec, args);\n"
+                   "    client.commands_processed++;\n",
+    },
+    {
+        "name": "queuing-error-does-not-abort",
+        "why": "a command refused while queuing (unknown, wrong arity) does not doom the "
+               "transaction: EXEC runs the rest instead of answering EXECABORT",
+        "file": "engine/server/engine.cc",
+        "find": "  if (client.flags & kClientMulti) client.flags |= kClientDirtyExec;\n",
+        "replace": "",
+    },
+    # The list family (engine/commands/cmd_list.cc and list_access.cc).
+    {
+        "name": "lrem-negative-count-from-head",
+        "why": "LREM with a negative count removes from the head (and without its limit) instead "
+               "of the given number of matches from the tail",
+        "file": "engine/commands/cmd_list.cc",
+        "find": "  const bool from_tail = wanted < 0;\n",
+        "replace": "  const bool from_tail = false;\n",
+    },
+    {
+        "name": "emptied-list-kept",
+        "why": "a pop that takes a list's last element leaves an empty list under the key "
+               "instead of deleting it, as Redis does",
+        "file": "engine/commands/list_access.cc",
+        "find": "  if (list->empty()) context.keyspace.DeleteEmptied(db, key, hash);\n",
+        "replace": "  if (list->empty() && hash == 0) context.keyspace.DeleteEmptied(db, key, hash);\n",
+    },
+    {
+        "name": "lpos-rank-off-by-one",
+        "why": "LPOS RANK n answers the match after the n-th",
+        "file": "engine/commands/cmd_list.cc",
+        "find": "++matches >= rank) {",
+        "replace": "++matches > rank) {",
     },
 ]

@@ -4,6 +4,7 @@
 
 #include "engine/db/database.h"
 #include "engine/db/entry.h"
+#include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
 #include "engine/db/value_ops.h"
 
@@ -25,6 +26,23 @@ std::string_view EncodingOf(const Entry& entry) {
     default:
       return "?";
   }
+}
+
+// A list's elements, head first (the oracle compares lists element by element).
+std::deque<std::string> ListElements(const Entry& entry) {
+  std::deque<std::string> elements;
+  static_cast<const List*>(EntryObject(entry))->ForEachElement([&](std::string_view element) {
+    elements.emplace_back(element);
+  });
+  return elements;
+}
+
+std::string DescribeList(const std::deque<std::string>& elements) {
+  std::string text = "a list of " + std::to_string(elements.size()) + " [";
+  for (size_t i = 0; i < elements.size() && i < 8; i++) {
+    text += (i > 0 ? " \"" : "\"") + EscapeBytes(elements[i], 20) + "\"";
+  }
+  return text + (elements.size() > 8 ? " ...]" : "]");
 }
 
 // The members of an engine set.
@@ -50,6 +68,7 @@ std::string DescribeMembers(const model::Value::SetMembers& members) {
 }
 
 std::string DescribeValue(const model::Value& value) {
+  if (value.type == model::ValueType::kList) return DescribeList(value.list);
   if (value.type == model::ValueType::kSet) {
     std::string text = "the set " + DescribeMembers(value.set) + ", " +
                        std::string(model::EncodingName(value.encoding)) + ")";
@@ -66,6 +85,7 @@ std::string DescribeValue(const model::Value& value) {
 }
 
 std::string DescribeEntry(const Entry& entry) {
+  if (entry.type() == ValueType::kList) return DescribeList(ListElements(entry));
   if (entry.type() == ValueType::kSet) {
     std::string text = "the set " + DescribeMembers(SetMembersOf(entry)) + ", " +
                        std::string(EncodingNameOf(entry)) + ")";
@@ -83,6 +103,10 @@ std::string DescribeEntry(const Entry& entry) {
 // The engine's entry holds what the model's value says: bytes, expiry and encoding (OBJECT
 // ENCODING and REFCOUNT report the last).
 bool SameValue(const Entry& entry, const model::Value& value) {
+  if (entry.type() == ValueType::kList || value.type == model::ValueType::kList) {
+    return entry.type() == ValueType::kList && value.type == model::ValueType::kList &&
+           entry.expire_at_ms() == value.expire_at_ms && ListElements(entry) == value.list;
+  }
   if (entry.type() == ValueType::kSet || value.type == model::ValueType::kSet) {
     return entry.type() == ValueType::kSet && value.type == model::ValueType::kSet &&
            entry.expire_at_ms() == value.expire_at_ms &&
@@ -100,6 +124,11 @@ bool SameValue(const Entry& entry, const model::Value& value) {
 bool ReachesOtherDatabases(const std::vector<std::string>& args) {
   return !args.empty() &&
          (model::EqualsIgnoreCase(args[0], "move") || model::EqualsIgnoreCase(args[0], "copy"));
+}
+
+// EXEC's commands may reach any database (SELECT inside the transaction).
+bool IsExec(const std::vector<std::string>& args) {
+  return args.size() == 1 && model::EqualsIgnoreCase(args[0], "exec");
 }
 
 bool SameArgs(std::span<const std::string_view> actual, const std::vector<std::string>& sent) {
@@ -188,12 +217,60 @@ std::string CompareChangedKeys(Engine& engine, const model::KeyTable& before,
   return {};
 }
 
-Oracle::Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes)
+Oracle::Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes,
+               std::string_view maxmemory_policy)
     : engine_(engine),
       env_(env),
       trace_(trace),
+      maxmemory_bytes_(maxmemory_bytes),
+      maxmemory_policy_(maxmemory_policy),
       model_(static_cast<int>(engine.settings().databases)) {
   model_.set_maxmemory_bytes(static_cast<uint64_t>(maxmemory_bytes));
+  // Redis shares the integers 0..9999 unless a policy needs each key's own access clock
+  // (MAXMEMORY_FLAG_NO_SHARED_INTEGERS: the LRU and LFU policies, with maxmemory set).
+  const bool per_key_clock = maxmemory_policy_.find("lru") != std::string::npos ||
+                             maxmemory_policy_.find("lfu") != std::string::npos;
+  model_.set_shared_integers(maxmemory_bytes == 0 || !per_key_clock);
+}
+
+void Oracle::BeforeKeyChange(const Database& /*db*/, std::string_view /*key*/, uint64_t /*hash*/) {
+  used_before_change_ = engine_.memory().used_bytes_total();
+}
+
+void Oracle::KeyEventFired(int db_index, uint32_t /*type_class*/, std::string_view event,
+                           std::string_view key) {
+  if (event != "evicted" || !failure_.empty()) return;
+  evictions_++;
+  const std::string where = "the engine evicted " + std::string(key) + " from db " +
+                            std::to_string(db_index) + " (maxmemory " +
+                            std::to_string(maxmemory_bytes_) + " " + maxmemory_policy_ + ")";
+  if (maxmemory_policy_ == "noeviction") {
+    Fail(where + ", which never evicts");
+    return;
+  }
+  if (used_before_change_ <= static_cast<size_t>(maxmemory_bytes_)) {
+    Fail(where + " while it used " + std::to_string(used_before_change_) +
+         " bytes, within the limit");
+    return;
+  }
+  model::KeyTable& table = model_.db(db_index);
+  auto it = table.find(key);
+  if (it == table.end()) {
+    Fail(where + ", a key the model does not hold");
+    return;
+  }
+  if (maxmemory_policy_.starts_with("volatile-") && it->second.expire_at_ms == model::kNoExpiry) {
+    Fail(where + ", a key without a TTL");
+    return;
+  }
+  table.erase(it);
+  // Evictions run before the command they make room for (Redis's processCommand): its OOM
+  // refusal depends on what is used after them. (The engine stops after 64 * (tenacity + 1)
+  // evictions per command and then lets the command run; a run's few dozen keys never reach
+  // that.)
+  if (running_.record != nullptr) {
+    running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
+  }
 }
 
 ConnectionRecord& Oracle::Open(SimClientId id, uint64_t client_id) {
@@ -210,7 +287,10 @@ ConnectionRecord* Oracle::Find(SimClientId id) {
 
 void Oracle::Forget(SimClientId id) {
   KEEL_ASSERT(running_.record == nullptr || running_.record->id != id);
+  auto it = records_.find(id);
+  if (it != records_.end()) model_.DropClient(it->second.session.client_id);
   records_.erase(id);
+  scans_.Drop(id);
 }
 
 void Oracle::Sent(SimClientId id, std::vector<std::string> args) {
@@ -253,9 +333,14 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   running_.args = std::move(record->sent.front());
   record->sent.pop_front();
   ForgetReclaimed(record->session.db);
-  if (ReachesOtherDatabases(running_.args)) {
+  const bool exec = record->session.multi && IsExec(running_.args);
+  if (ReachesOtherDatabases(running_.args) || exec) {
     for (int i = 0; i < model_.database_count(); i++) ForgetReclaimed(i);
   }
+  // Under a refused allocation each command of an EXEC has two outcomes, which the oracle cannot
+  // tell apart from outside the EXEC: random refusals wait until it is done.
+  running_.exec = exec;
+  if (exec) env_.sim_memory().set_random_refusals_suspended(true);
   running_.context.now_ms = env_.clock().WallUs() / 1000;
   // What maxmemory compares: the memory the engine uses, not the slab pages it holds.
   running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
@@ -294,6 +379,16 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
   model::Session& session = record.session;
   const bool refused = env_.sim_memory().refused_count() != running_.refused_before;
   const model::Command* command = model_.Find(running_.args);
+  if (session.multi && command != nullptr &&
+      model::Model::RoleInMulti(command->name) == model::Model::MultiRole::kQueued) {
+    // Queuing copies the command: a refused copy is an OOM refusal that dooms the transaction,
+    // which the engine's client shows.
+    const Client* client = engine_.FindClient(session.client_id);
+    model::Context context = running_.context;
+    context.allocation_refused = refused && !session.dirty_exec && client != nullptr &&
+                                 (client->flags & kClientDirtyExec) != 0;
+    return model_.Execute(session, running_.args, context);
+  }
   if (!refused || command == nullptr || !(command->flags & model::kAllocates)) {
     return model_.Execute(session, running_.args, running_.context);
   }
@@ -303,6 +398,7 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
   std::vector<model::KeyTable> before;
   for (int i = 0; i < model_.database_count(); i++) before.push_back(model_.db(i));
   const model::Session saved_session = session;
+  const model::Model::WatchState saved_watches = model_.watch_state();
   model::Context refused_context = running_.context;
   refused_context.allocation_refused = true;
   model::Expected refused_reply = model_.Execute(session, running_.args, refused_context);
@@ -313,7 +409,9 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
     model_.db(i) = before[static_cast<size_t>(i)];
   }
   const model::Session refused_session = session;
+  model::Model::WatchState refused_watches = model_.watch_state();
   session = saved_session;
+  model_.set_watch_state(saved_watches);
   model::Expected expected = model_.Execute(session, running_.args, running_.context);
   const std::string difference = ChangedKeysDiffer(before);
   if (difference.empty()) {
@@ -324,6 +422,7 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
     model_.db(i) = std::move(refused_state[static_cast<size_t>(i)]);
   }
   session = refused_session;
+  model_.set_watch_state(std::move(refused_watches));
   if (!refused_difference.empty()) {
     Fail("connection " + std::to_string(record.id) + " command #" +
          std::to_string(record.executed) + " " + DescribeArgs(running_.args) +
@@ -334,6 +433,7 @@ model::Expected Oracle::RunModel(ConnectionRecord& record) {
 
 void Oracle::CommandPostponed(const Client& client) {
   // The command did not run: it is again the next one its client is waiting for.
+  if (running_.exec) env_.sim_memory().set_random_refusals_suspended(false);
   if (running_.record == nullptr || !failure_.empty()) return;
   KEEL_ASSERT(running_.record->id == client.conn());
   running_.record->sent.push_front(std::move(running_.args));
@@ -341,6 +441,7 @@ void Oracle::CommandPostponed(const Client& client) {
 }
 
 void Oracle::AfterCommand(const Client& client) {
+  if (running_.exec) env_.sim_memory().set_random_refusals_suspended(false);
   if (running_.record == nullptr || !failure_.empty()) return;
   ConnectionRecord& record = *running_.record;
   KEEL_ASSERT(record.id == client.conn());
@@ -349,9 +450,15 @@ void Oracle::AfterCommand(const Client& client) {
   const int db = record.session.db;
   model::Expected expected = RunModel(record);
   trace_.Record(TraceKind::kExecute, record.id, record.executed, DescribeArgs(running_.args));
+  const int64_t now_ms = running_.context.now_ms;
+  const uint64_t scan_iteration =
+      record.cut ? 0
+                 : scans_.Executed(record.id, record.executed, db, running_.args, model_, now_ms);
+  const bool swapdb = !running_.args.empty() && model::EqualsIgnoreCase(running_.args[0], "swapdb");
+  scans_.AfterCommand(model_, now_ms, swapdb);
   if (!record.cut) {
     record.replies.push_back(PendingReply{std::move(expected), record.executed,
-                                          std::move(running_.args), running_.context.now_ms, db});
+                                          std::move(running_.args), now_ms, db, scan_iteration});
   }
   running_ = Running{};
 }
@@ -375,6 +482,14 @@ void Oracle::Received(SimClientId id, const RespValue& actual, std::string_view 
          std::to_string(pending.now_ms) + " ms: " + DescribeArgs(pending.args) +
          "\n  expected: " + pending.expected.ToString() + "\n  actual:   " + actual.ToString());
     return;
+  }
+  if (pending.scan_iteration != 0) {
+    std::string failure = scans_.Replied(pending.scan_iteration, actual, &record->scan_next);
+    if (!failure.empty()) {
+      Fail(std::move(failure));
+      return;
+    }
+    record->scan_next_iteration = record->scan_next.empty() ? 0 : pending.scan_iteration;
   }
   record->replies.pop_front();
 }

@@ -14,6 +14,12 @@
 // command that allocates memory, the model's normal and out-of-memory outcomes are both legal: the
 // oracle keeps the one whose changed keys match the engine's (in every database), accepts either
 // reply when both match, and fails when neither does.
+//
+// Under an evicting maxmemory-policy the model cannot know which key goes: the oracle watches the
+// engine's evictions (its "evicted" keyspace events) and checks each against the policy's promise
+// (never under noeviction, never while used memory is within maxmemory, under a volatile-*
+// policy only a key with a TTL), then removes the key from the model too. A command's OOM
+// refusal is then predicted from the memory used after the evictions that ran before it.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +30,11 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/db/keyspace_observer.h"
 #include "engine/server/engine.h"
 #include "sim/model/model.h"
 #include "sim/sim_env.h"
+#include "sim/simulator/scan_guarantee.h"
 #include "sim/trace.h"
 
 namespace keel::sim {
@@ -37,6 +45,7 @@ struct PendingReply {
   std::vector<std::string> args;
   int64_t now_ms = 0;
   int db = 0;
+  uint64_t scan_iteration = 0;  // a page of this SCAN iteration (scan_guarantee.h), or 0
 };
 
 // The oracle's record of one connection.
@@ -51,12 +60,19 @@ struct ConnectionRecord {
   // Why the server closed it, as far as the simulator can tell.
   enum class CloseReason : uint8_t { kNone, kQuit, kFault } close_reason = CloseReason::kNone;
 
+  // The next page of the SCAN iteration the client follows, to send when it next sends.
+  std::vector<std::string> scan_next;
+  uint64_t scan_next_iteration = 0;
+
   size_t in_flight() const { return sent.size() + replies.size(); }
 };
 
-class Oracle final : public CommandObserver {
+class Oracle final : public CommandObserver, public KeyspaceObserver {
  public:
-  Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes);
+  // With `maxmemory_bytes` set, whoever drives the oracle registers it as a keyspace observer of
+  // the engine, which must announce evictions (notify-keyspace-events with E and e).
+  Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes,
+         std::string_view maxmemory_policy);
 
   ConnectionRecord& Open(SimClientId id, uint64_t client_id);
   ConnectionRecord* Find(SimClientId id);
@@ -71,6 +87,13 @@ class Oracle final : public CommandObserver {
   void BeforeCommand(const Client& client, std::span<const std::string_view> args) override;
   void AfterCommand(const Client& client) override;
   void CommandPostponed(const Client& client) override;
+
+  // KeyspaceObserver: evictions.
+  void BeforeKeyChange(const Database& db, std::string_view key, uint64_t hash) override;
+  void KeyEventFired(int db_index, uint32_t type_class, std::string_view event,
+                     std::string_view key) override;
+  uint64_t evictions() const { return evictions_; }
+  ScanGuarantee& scans() { return scans_; }
 
   // The first divergence, or empty.
   const std::string& failure() const { return failure_; }
@@ -88,6 +111,7 @@ class Oracle final : public CommandObserver {
     std::vector<std::string> args;
     model::Context context;
     uint64_t refused_before = 0;
+    bool exec = false;  // an EXEC of a transaction: random memory refusals are suspended
   };
   model::Expected RunModel(ConnectionRecord& record);
   // A key that expired at a moment the engine has seen (before wall_ms_max) may have been
@@ -100,7 +124,12 @@ class Oracle final : public CommandObserver {
   Engine& engine_;
   SimEnv& env_;
   Trace& trace_;
+  int64_t maxmemory_bytes_;
+  std::string maxmemory_policy_;
+  size_t used_before_change_ = 0;  // used memory when the latest write began
+  uint64_t evictions_ = 0;
   model::Model model_;
+  ScanGuarantee scans_;
   std::map<SimClientId, ConnectionRecord> records_;
   Running running_;
   std::string failure_;

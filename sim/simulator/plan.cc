@@ -1,6 +1,8 @@
 #include "sim/simulator/plan.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 #include "engine/base/rng.h"
 
@@ -97,10 +99,10 @@ std::string RunPlan::Describe() const {
           " refusal " + std::to_string(memory_refusal_per_million) + " above " +
           std::to_string(memory_soft_limit_bytes) + " B, timers late up to " +
           std::to_string(timer_late_us_max) + " us, maxmemory " + std::to_string(maxmemory_bytes) +
-          ", output limit " + std::to_string(output_hard_bytes) + ", hz " + std::to_string(hz) +
-          ", step up to " + std::to_string(step_us_max) + " us, loop iterations per step up to " +
-          std::to_string(server_iterations_max) + ", replica lag " +
-          std::to_string(replica_lag_ms) + " ms";
+          " " + maxmemory_policy + ", output limit " + std::to_string(output_hard_bytes) + ", hz " +
+          std::to_string(hz) + ", step up to " + std::to_string(step_us_max) +
+          " us, loop iterations per step up to " + std::to_string(server_iterations_max) +
+          ", replica lag " + std::to_string(replica_lag_ms) + " ms";
   return text;
 }
 
@@ -158,6 +160,17 @@ void DrawServer(Rng& rng, RunPlan& plan) {
   plan.step_us_max = Pick(rng, {int64_t{100}, int64_t{1000}, int64_t{5000}});
   // Drawn last, so that adding it moved none of the draws before it.
   plan.replica_lag_ms = Pick(rng, {int64_t{1}, int64_t{100}, int64_t{1500}, int64_t{60000}});
+  static constexpr std::string_view kPolicies[] = {
+      "noeviction",   "allkeys-lru",  "allkeys-lfu",     "allkeys-random",
+      "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"};
+  plan.maxmemory_policy = std::string(Pick(rng, kPolicies));
+  // An evicting policy needs something to evict: more keys, some of them large, so that the
+  // keyspace itself passes the limit (not only the clients' buffers).
+  if (plan.maxmemory_bytes > 0 && plan.maxmemory_policy != "noeviction") {
+    plan.space.keys = std::max(plan.space.keys, 16);
+    plan.space.large_value_per_million =
+        std::max<uint32_t>(plan.space.large_value_per_million, 50'000);
+  }
 }
 
 // With an output limit, make sure something pushes against it: slow readers, pipelines deep

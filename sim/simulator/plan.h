@@ -64,7 +64,9 @@ struct RunPlan {
   size_t memory_soft_limit_bytes = 0;  // above the engine's starting use; 0: no refusals
   uint32_t memory_refusal_per_million = 0;
   // Server configuration.
-  int64_t maxmemory_bytes = 0;    // above the engine's starting use; 0: off
+  int64_t maxmemory_bytes = 0;  // above the engine's starting use; 0: off
+  // maxmemory-policy, one of Redis's eight; the oracle checks the policy's promise.
+  std::string maxmemory_policy = "noeviction";
   int64_t output_hard_bytes = 0;  // client-output-buffer-limit normal; 0: none
   int64_t hz = 10;
   int64_t step_us_max = 2000;  // virtual time a step moves, at most

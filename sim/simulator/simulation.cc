@@ -28,6 +28,8 @@ struct SimulatedClient {
   std::string incoming;  // received bytes not decoded yet
   bool slow = false;
   size_t window_bytes = 0;
+  // Between a MULTI it sent and the EXEC or DISCARD that ends it (as far as the client can tell).
+  bool in_multi = false;
   bool quit_sent = false;
 };
 
@@ -71,6 +73,21 @@ bool IsQuit(const std::vector<std::string>& args) {
   return args.size() == 1 && model::EqualsIgnoreCase(args[0], "quit");
 }
 
+// Inside a transaction SPOP is sent as SRANDMEMBER: the model learns SPOP's draw from the set the
+// engine kept, which after EXEC reflects the transaction's later commands too.
+void KeepTransactionDrawsKnown(SimulatedClient& client, std::vector<std::string>* args) {
+  if (args->empty()) return;
+  const std::string& name = (*args)[0];
+  if (args->size() == 1 && model::EqualsIgnoreCase(name, "multi")) {
+    client.in_multi = true;
+  } else if (args->size() == 1 &&
+             (model::EqualsIgnoreCase(name, "exec") || model::EqualsIgnoreCase(name, "discard"))) {
+    client.in_multi = false;
+  } else if (client.in_multi && model::EqualsIgnoreCase(name, "spop")) {
+    (*args)[0] = "srandmember";
+  }
+}
+
 class Simulation {
  public:
   Simulation(const RunPlan& plan, TraceSink* sink)
@@ -96,7 +113,7 @@ class Simulation {
   void Step();
   void ClientStep(SimulatedClient& client);
   void Connect(SimulatedClient& client);
-  void Generate(SimulatedClient& client, const ConnectionRecord& record);
+  void Generate(SimulatedClient& client, ConnectionRecord& record);
   void SendSome(SimulatedClient& client);
   void ReceiveSome(SimulatedClient& client);
   void Cut(SimulatedClient& client, bool reset);
@@ -142,6 +159,9 @@ void Simulation::Start() {
   SetConfig(config, "hz", std::to_string(plan_.hz));
   if (plan_.maxmemory_bytes > 0) {
     SetConfig(config, "maxmemory", std::to_string(plan_.maxmemory_bytes));
+    SetConfig(config, "maxmemory-policy", plan_.maxmemory_policy);
+    // The oracle learns of evictions from their keyspace events.
+    SetConfig(config, "notify-keyspace-events", "Ee");
   }
   if (plan_.output_hard_bytes > 0) {
     SetConfig(config, "client-output-buffer-limit",
@@ -152,8 +172,10 @@ void Simulation::Start() {
   const Status started = server_->Start();
   KEEL_ASSERT(started.ok());
   port_ = server_->listening_ports().front();
-  oracle_ = std::make_unique<Oracle>(*engine_, env_, trace_, plan_.maxmemory_bytes);
+  oracle_ = std::make_unique<Oracle>(*engine_, env_, trace_, plan_.maxmemory_bytes,
+                                     plan_.maxmemory_policy);
   engine_->set_command_observer(oracle_.get());
+  if (plan_.maxmemory_bytes > 0) engine_->keyspace().AddObserver(oracle_.get());
   replica_ = std::make_unique<Replica>(*engine_, env_, plan_.replica_lag_ms,
                                        plan_.seed ^ 0x7265706c696361ull);
 
@@ -185,7 +207,7 @@ void Simulation::Connect(SimulatedClient& client) {
   }
 }
 
-void Simulation::Generate(SimulatedClient& client, const ConnectionRecord& record) {
+void Simulation::Generate(SimulatedClient& client, ConnectionRecord& record) {
   const int depth = plan_.pipeline_max[static_cast<size_t>(client.index)];
   const int room = depth - static_cast<int>(record.in_flight());
   if (room <= 0) return;
@@ -195,10 +217,19 @@ void Simulation::Generate(SimulatedClient& client, const ConnectionRecord& recor
   workload::KeySpace space = plan_.space;
   space.now_ms = env_.clock().WallUs() / 1000;
   for (int i = 0; i < batch && ops_issued_ < plan_.ops && !client.quit_sent; i++) {
-    uint64_t pick = workload_rng_.Below(weight_total);
-    size_t family = 0;
-    while (pick >= plan_.family_weights[family]) pick -= plan_.family_weights[family++];
-    workload::Families()[family].generate(workload_rng_, space, &args_);
+    if (!record.scan_next.empty()) {
+      // The client follows the SCAN iteration it started: the next page comes first.
+      args_ = std::move(record.scan_next);
+      record.scan_next.clear();
+      const uint64_t number = record.executed + record.sent.size() + 1;
+      oracle_->scans().FollowUpSent(client.conn, number, record.scan_next_iteration);
+    } else {
+      uint64_t pick = workload_rng_.Below(weight_total);
+      size_t family = 0;
+      while (pick >= plan_.family_weights[family]) pick -= plan_.family_weights[family++];
+      workload::Families()[family].generate(workload_rng_, space, &args_);
+      KeepTransactionDrawsKnown(client, &args_);
+    }
     Encode(args_, InlineSafe(args_) && client_rng_.Below(10) == 0, &client.outgoing);
     client.quit_sent = IsQuit(args_);
     oracle_->Sent(client.conn, args_);
@@ -261,6 +292,8 @@ void Simulation::Cut(SimulatedClient& client, bool reset) {
   // Nothing may be assumed about the commands in flight: they may or may not run.
   record->cut = true;
   record->replies.clear();
+  record->scan_next.clear();
+  oracle_->scans().Drop(client.conn);
   ForgetConnection(client);
 }
 
@@ -284,7 +317,7 @@ void Simulation::ClientStep(SimulatedClient& client) {
     if (ops_issued_ < plan_.ops) Connect(client);
     return;
   }
-  const ConnectionRecord* record = oracle_->Find(client.conn);
+  ConnectionRecord* record = oracle_->Find(client.conn);
   KEEL_ASSERT(record != nullptr);
   if (record->closed) {
     // The server closed it: take what it wrote before, then the connection is over.
@@ -469,6 +502,7 @@ void Simulation::Shutdown() {
   Check();
   if (failed()) return;
   engine_->set_command_observer(nullptr);
+  if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
   server_.reset();
   engine_.reset();
@@ -501,10 +535,15 @@ RunResult Simulation::Run() {
   result.trace_hash = trace_.hash();
   result.trace_records = trace_.records();
   result.commands = oracle_->commands();
+  result.evictions = oracle_->evictions();
+  result.scan_iterations = oracle_->scans().completed();
   result.steps = steps_;
   result.simulated_us = env_.clock().MonotonicUs();
   // A failed run may leave the engine mid-way; it is destroyed here, observer first.
-  if (engine_ != nullptr) engine_->set_command_observer(nullptr);
+  if (engine_ != nullptr) {
+    engine_->set_command_observer(nullptr);
+    if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
+  }
   return result;
 }
 

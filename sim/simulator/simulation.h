@@ -28,7 +28,9 @@ struct RunResult {
   std::string phase;    // "workload", "drain" or "shutdown" when it failed
   uint64_t trace_hash = 0;
   uint64_t trace_records = 0;
-  uint64_t commands = 0;  // commands the engine executed
+  uint64_t commands = 0;         // commands the engine executed
+  uint64_t evictions = 0;        // keys evicted under an evicting maxmemory-policy
+  uint64_t scan_iterations = 0;  // SCAN iterations followed to the end and checked
   uint64_t steps = 0;
   int64_t simulated_us = 0;
 };

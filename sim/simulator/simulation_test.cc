@@ -147,7 +147,7 @@ TEST(PlanTest, FaultNamesRoundTrip) {
 // The oracle on its own: an engine, one client, commands run directly.
 class OracleTest : public ::testing::Test {
  protected:
-  OracleTest() : env_(1), engine_(env_, Config()), oracle_(engine_, env_, trace_, 0) {
+  OracleTest() : env_(1), engine_(env_, Config()), oracle_(engine_, env_, trace_, 0, "noeviction") {
     client_ = engine_.NewClient(kConn, nullptr);
     oracle_.Open(kConn, client_->id());
     engine_.set_command_observer(&oracle_);

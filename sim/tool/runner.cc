@@ -44,8 +44,9 @@ std::string SerializeResult(size_t index, const RunResult& result) {
   text += std::to_string(index) + " " + (result.ok ? "ok " : "fail ") +
           std::to_string(result.commands) + " " + std::to_string(result.steps) + " " +
           std::to_string(result.simulated_us) + " " + std::to_string(result.trace_hash) + " " +
-          std::to_string(result.trace_records) + " " + (result.phase.empty() ? "-" : result.phase) +
-          "\n" + result.failure + kEnd;
+          std::to_string(result.trace_records) + " " + std::to_string(result.evictions) + " " +
+          std::to_string(result.scan_iterations) + " " +
+          (result.phase.empty() ? "-" : result.phase) + "\n" + result.failure + kEnd;
   return text;
 }
 
@@ -55,7 +56,8 @@ RunResult ParseResult(const std::string& record, size_t* index) {
   std::string phase;
   RunResult result;
   in >> *index >> verdict >> result.commands >> result.steps >> result.simulated_us >>
-      result.trace_hash >> result.trace_records >> phase;
+      result.trace_hash >> result.trace_records >> result.evictions >> result.scan_iterations >>
+      phase;
   in.get();  // the newline before the failure text
   result.ok = verdict == "ok";
   result.phase = phase == "-" ? "" : phase;

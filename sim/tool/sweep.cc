@@ -41,6 +41,8 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
   const bool terminal = isatty(STDERR_FILENO) != 0;
   size_t done = 0;
   uint64_t commands = 0;
+  uint64_t evictions = 0;
+  uint64_t scan_iterations = 0;
   std::vector<SeedOutcome> failures;
   double last_log = 0;
   auto progress = [&](bool final_line) {
@@ -58,6 +60,8 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
       [&](const SeedOutcome& outcome) {
         done++;
         commands += outcome.result.commands;
+        evictions += outcome.result.evictions;
+        scan_iterations += outcome.result.scan_iterations;
         if (!outcome.result.ok) {
           if (terminal) std::fprintf(stderr, "\n");
           ReportFailure(outcome, options.program);
@@ -69,12 +73,14 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
   progress(true);
 
   const double elapsed = Seconds(start);
-  std::fprintf(stderr,
-               "keel-sim: %zu seeds (%s), %zu failures, %llu simulated commands in %.1f s: %.0f "
-               "simulated commands/s with %d jobs\n",
-               done, options.description.c_str(), failures.size(),
-               static_cast<unsigned long long>(commands), elapsed,
-               elapsed > 0 ? static_cast<double>(commands) / elapsed : 0.0, options.jobs);
+  std::fprintf(
+      stderr,
+      "keel-sim: %zu seeds (%s), %zu failures, %llu simulated commands in %.1f s: %.0f "
+      "simulated commands/s with %d jobs; %llu keys evicted, %llu SCAN iterations "
+      "followed to the end\n",
+      done, options.description.c_str(), failures.size(), static_cast<unsigned long long>(commands),
+      elapsed, elapsed > 0 ? static_cast<double>(commands) / elapsed : 0.0, options.jobs,
+      static_cast<unsigned long long>(evictions), static_cast<unsigned long long>(scan_iterations));
   if (!options.shrink) return static_cast<int>(failures.size());
   for (size_t i = 0; i < failures.size() && i < kShrinkFailuresMax; i++) {
     std::fprintf(stderr, "shrinking seed %llu...\n",

@@ -65,6 +65,8 @@ void GenerateConnection(Rng& rng, const KeySpace& space, std::vector<std::string
 void GenerateCounter(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateExpire(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateScan(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateMulti(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateSetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 
 }  // namespace keel::workload

@@ -27,8 +27,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/memory.h"
 #include "engine/base/rng.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

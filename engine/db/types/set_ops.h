@@ -5,10 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/base/memory.h"
 #include "engine/db/entry.h"
 #include "engine/db/rdb_format.h"
 #include "engine/db/value_ops.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

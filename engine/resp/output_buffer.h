@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "engine/base/memory.h"
+#include "engine/env/memory.h"
 
 namespace keel {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/commands/command_spec.h"
+#include "engine/registry/command_spec.h"
 
 namespace keel {
 

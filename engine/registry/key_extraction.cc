@@ -1,4 +1,4 @@
-#include "engine/commands/key_extraction.h"
+#include "engine/registry/key_extraction.h"
 
 #include "engine/base/assert.h"
 #include "engine/base/numbers.h"

@@ -1,4 +1,4 @@
-#include "engine/commands/command_spec.h"
+#include "engine/registry/command_spec.h"
 
 #include <algorithm>
 #include <climits>

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/commands/command_def.h"
+#include "engine/registry/command_def.h"
 
 namespace keel {
 

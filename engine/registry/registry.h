@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/commands/command_spec.h"
+#include "engine/registry/command_spec.h"
 
 namespace keel {
 
@@ -40,6 +40,7 @@ class Registry {
   const CommandSpec* FindByFullName(std::string_view full_name) const;
 
   // Adds every command of every family (Builtin's table; tests add commands of their own after).
+  // Defined with the families, in engine/commands/builtins.cc: the registry is below them.
   void AddBuiltins();
 
   // Every command of every family, parsed once per process. Constant after construction, so

@@ -1,42 +1,12 @@
-#include "engine/commands/registry.h"
+#include "engine/registry/registry.h"
 
 #include <cstdio>
 #include <cstring>
 
 #include "engine/base/assert.h"
 #include "engine/base/numbers.h"
-#include "engine/commands/context.h"
 
 namespace keel {
-
-void Registry::AddBuiltins() {
-  Registry* registry = this;
-  RegisterConnectionCommands(*registry);
-  RegisterClientCommands(*registry);
-  RegisterKeyCommands(*registry);
-  RegisterExpireCommands(*registry);
-  RegisterDumpCommands(*registry);
-  RegisterScanCommands(*registry);
-  RegisterObjectCommands(*registry);
-  RegisterStringCommands(*registry);
-  RegisterStringCounterCommands(*registry);
-  RegisterLcsCommands(*registry);
-  RegisterSetCommands(*registry);
-  RegisterServerCommands(*registry);
-  RegisterConfigCommands(*registry);
-  RegisterIntrospectionCommands(*registry);
-  RegisterDiagnosticCommands(*registry);
-  RegisterDebugCommands(*registry);
-}
-
-const Registry& Registry::Builtin() {
-  static const Registry* const kBuiltin = [] {
-    auto* registry = new Registry();
-    registry->AddBuiltins();
-    return registry;
-  }();
-  return *kBuiltin;
-}
 
 uint64_t Registry::HashName(std::string_view name) {
   // Case folding by OR-ing 0x20 into every byte: it lowercases letters and maps the other bytes

@@ -1,6 +1,6 @@
 // Tests for OutputBuffer and ReplyChunkPool: chunking, gathering and consuming across chunks,
 // large appends, memory refusal, and exact memory accounting.
-#include "engine/server/output_buffer.h"
+#include "engine/resp/output_buffer.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/base/limits.h"
-#include "engine/base/memory.h"
+#include "engine/env/memory.h"
 #include "sim/sim_env.h"
 
 namespace keel {

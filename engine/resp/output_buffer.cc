@@ -1,4 +1,4 @@
-#include "engine/server/output_buffer.h"
+#include "engine/resp/output_buffer.h"
 
 #include "engine/base/limits.h"
 

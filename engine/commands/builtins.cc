@@ -1,0 +1,40 @@
+// The built-in command table: every family's definitions, in registration order. The registry
+// (engine/registry/) declares it; the families live above it, so the table is defined here.
+#include "engine/commands/context.h"
+#include "engine/registry/registry.h"
+
+namespace keel {
+
+void Registry::AddBuiltins() {
+  Registry* registry = this;
+  RegisterConnectionCommands(*registry);
+  RegisterClientCommands(*registry);
+  RegisterKeyCommands(*registry);
+  RegisterExpireCommands(*registry);
+  RegisterDumpCommands(*registry);
+  RegisterScanCommands(*registry);
+  RegisterObjectCommands(*registry);
+  RegisterStringCommands(*registry);
+  RegisterStringCounterCommands(*registry);
+  RegisterLcsCommands(*registry);
+  RegisterListCommands(*registry);
+  RegisterListMoveCommands(*registry);
+  RegisterSetCommands(*registry);
+  RegisterServerCommands(*registry);
+  RegisterConfigCommands(*registry);
+  RegisterIntrospectionCommands(*registry);
+  RegisterDiagnosticCommands(*registry);
+  RegisterDebugCommands(*registry);
+  RegisterMultiCommands(*registry);
+}
+
+const Registry& Registry::Builtin() {
+  static const Registry* const kBuiltin = [] {
+    auto* registry = new Registry();
+    registry->AddBuiltins();
+    return registry;
+  }();
+  return *kBuiltin;
+}
+
+}  // namespace keel

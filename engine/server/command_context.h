@@ -1,0 +1,91 @@
+// CommandContext: what a command handler sees (docs/DESIGN.md section 6, "Narrow rooms").
+//
+// A handler gets the keyspace it reads and writes, the reply writer, its client, its arguments
+// and definition, the command-time clock, the configuration, the memory it may allocate and the
+// engine's seeded randomness; and the handles on its own call (redaction, propagation). The Engine
+// itself is reachable only through server(), which only the families that administer the server
+// may use (engine/layering_check.sh reports a data family that does).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+
+#include "engine/base/rng.h"
+#include "engine/db/keyspace.h"
+#include "engine/env/memory.h"
+#include "engine/registry/command_spec.h"
+#include "engine/resp/reply_builder.h"
+#include "engine/server/call_frame.h"
+#include "engine/server/client.h"
+#include "engine/server/config.h"
+#include "engine/server/engine.h"
+
+namespace keel {
+
+class CommandContext {
+ public:
+  CommandContext(Engine& engine, Client& client, std::span<const std::string_view> args,
+                 const CommandSpec& spec)
+      : keyspace(engine.keyspace()),
+        client(client),
+        reply(client.reply()),
+        args(args),
+        spec(spec),
+        engine_(engine) {}
+
+  size_t argc() const { return args.size(); }
+  std::string_view arg(size_t index) const { return args[index]; }
+  // The client's database: its index for the keyspace's calls, and its contents to read.
+  int db_index() const { return client.db_index; }
+  const Database& db() const { return keyspace.database(client.db_index); }
+  int database_count() const { return keyspace.database_count(); }
+  // The command-time snapshot (wall-clock ms): every expiry decision of this command uses it.
+  int64_t now_ms() const { return engine_.command_time_ms(); }
+  // The configuration in force (CONFIG SET changes it between commands, never during one).
+  const ConfigValues& config() const { return engine_.settings(); }
+  // Memory for what the command builds (MemoryUse::kScratch for what it frees before returning).
+  MemoryAccountant& memory() const { return engine_.memory(); }
+  // The engine's seeded randomness (SRANDMEMBER, SPOP...): a simulation replays what it draws.
+  Rng& rng() const { return engine_.rng(); }
+  // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE accepts payloads with a wrong checksum.
+  bool skip_checksum_validation() const { return engine_.skip_checksum_validation(); }
+  // Shows argument `index` as "(redacted)" in the slow log and to MONITOR clients.
+  void Redact(size_t index) { engine_.RedactArgument(index); }
+
+  // --- Propagation of this command (docs/DESIGN.md section 6) ---------------------------
+  // Whether anything records what is propagated (an AOF, a replica, a test): a handler may
+  // skip building a rewrite when not.
+  bool propagating() const { return keyspace.propagation().active(); }
+  // Propagate this command as `args` instead of as it was sent, if it changed the keyspace
+  // (Redis's rewriteClientCommandVector: SET k v EX 10 as SET k v PXAT <ms>).
+  void PropagateAs(std::initializer_list<std::string_view> args);
+  void PropagateAs(std::span<const std::string_view> args);
+  // Propagate this command even if it changed nothing (FLUSHDB of an empty database).
+  void ForcePropagation() { engine_.current_call().force_propagation = true; }
+  // Do not propagate this command itself: what it ran inside it is propagated instead.
+  void PreventPropagation() { engine_.current_call().prevent_propagation = true; }
+
+  // Whether this command may block its client (BLPOP and friends). Not inside a transaction or a
+  // script: there a blocking command acts as its non-blocking form and replies at once (its
+  // timeout as if expired), as Redis's CLIENT_DENY_BLOCKING.
+  bool may_block() const {
+    return (engine_.current_call().flags & (kCallInMulti | kCallFromScript)) == 0;
+  }
+
+  // The whole Engine: for the server families only (CLIENT, CONFIG, INFO, DEBUG, ...).
+  Engine& server() const { return engine_; }
+
+  Keyspace& keyspace;
+  Client& client;
+  ReplyBuilder& reply;
+  std::span<const std::string_view> args;
+  const CommandSpec& spec;
+
+ private:
+  Engine& engine_;
+};
+
+}  // namespace keel

@@ -1,0 +1,82 @@
+#include "fuzz/dictionary.h"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+#include "engine/registry/registry.h"
+
+namespace keel::fuzz {
+namespace {
+
+// Values no command definition names: keys and a value, numbers at the edges of their types,
+// empty and binary strings, configuration parameters and INFO sections, patterns.
+constexpr std::string_view kValues[] = {
+    "k0",
+    "k1",
+    "k2",
+    "k3",
+    "v",
+    "",
+    "0",
+    "1",
+    "-1",
+    "100",
+    "3",
+    "2",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "99999999999999999999",
+    "abc",
+    "1.5",
+    "inf",
+    "-0",
+    "1e308",
+    "*",
+    "maxmemory",
+    "hz",
+    "keyspace",
+    "all",
+    "default",
+    "normal",
+    std::string_view("\0\r\n\xff", 4),
+    "key with spaces",
+};
+
+void AddTokens(const std::vector<ArgSpec>& args, std::set<std::string>* tokens) {
+  for (const ArgSpec& arg : args) {
+    if (!arg.token.empty()) tokens->insert(arg.token);
+    AddTokens(arg.children, tokens);
+  }
+}
+
+Dictionary Build() {
+  Dictionary dictionary;
+  std::set<std::string> words;
+  for (const CommandSpec* spec : Registry::Builtin().commands()) {
+    dictionary.commands.push_back(spec->name);
+    AddTokens(spec->args, &words);
+    for (const auto& sub : spec->subcommands) {
+      words.insert(sub->name);
+      AddTokens(sub->args, &words);
+    }
+  }
+  dictionary.commands.push_back("nosuch");
+  dictionary.words.assign(words.begin(), words.end());
+  for (std::string_view value : kValues) {
+    if (std::find(dictionary.words.begin(), dictionary.words.end(), value) ==
+        dictionary.words.end()) {
+      dictionary.words.emplace_back(value);
+    }
+  }
+  return dictionary;
+}
+
+}  // namespace
+
+const Dictionary& CommandDictionary() {
+  static const Dictionary* const kDictionary = new Dictionary(Build());
+  return *kDictionary;
+}
+
+}  // namespace keel::fuzz
