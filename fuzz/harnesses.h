@@ -37,16 +37,18 @@ void CommandsOneInput(const uint8_t* data, size_t size);
 // The config file and command-line parsers.
 void ConfigOneInput(const uint8_t* data, size_t size);
 
+// The set type's RDB loader (RESTORE), over arbitrary bytes (set_load_fuzz.cc).
+void SetLoadOneInput(const uint8_t* data, size_t size);
+
 struct Harness {
   std::string_view name;  // also the corpus folder: corpus/fuzz/<name>/
   void (*one_input)(const uint8_t* data, size_t size);
 };
 
 inline constexpr Harness kHarnesses[] = {
-    {"resp_parser", RespParserOneInput},
-    {"reply_codec", ReplyCodecOneInput},
-    {"commands", CommandsOneInput},
-    {"config", ConfigOneInput},
+    {"resp_parser", RespParserOneInput}, {"reply_codec", ReplyCodecOneInput},
+    {"commands", CommandsOneInput},      {"config", ConfigOneInput},
+    {"set_load", SetLoadOneInput},
 };
 
 }  // namespace keel::fuzz

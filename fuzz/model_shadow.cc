@@ -1,6 +1,7 @@
 #include "fuzz/model_shadow.h"
 
 #include "engine/db/types/list.h"
+#include "engine/db/types/set.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -46,7 +47,8 @@ model::Encoding ModelEncoding(ObjectEncoding encoding) {
   }
 }
 
-// The model's form of an engine value: a string's bytes and encoding, or a list's elements.
+// The model's form of an engine value: a string's bytes and encoding, a list's elements or a
+// set's members.
 model::Value ModelValue(const Entry& entry) {
   model::Value value;
   value.expire_at_ms = entry.expire_at_ms();
@@ -55,6 +57,15 @@ model::Value ModelValue(const Entry& entry) {
     value.encoding = model::Encoding::kQuicklist;
     static_cast<const List*>(EntryObject(entry))->ForEachElement([&](std::string_view element) {
       value.list.emplace_back(element);
+    });
+    return value;
+  }
+  if (entry.type() == ValueType::kSet) {
+    value.type = model::ValueType::kSet;
+    value.encoding = entry.encoding() == ObjectEncoding::kIntset ? model::Encoding::kIntset
+                                                                 : model::Encoding::kHashtable;
+    static_cast<const SetValue*>(EntryObject(entry))->ForEach([&](std::string_view member) {
+      value.set.emplace(member);
     });
     return value;
   }
@@ -98,6 +109,14 @@ void ModelShadow::Before(const Client& client, std::span<const std::string> args
       policy == MaxmemoryPolicy::kAllkeysLru || policy == MaxmemoryPolicy::kVolatileLru ||
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   model_.set_shared_integers(engine_.settings().maxmemory == 0 || !per_key_clock);
+  // SPOP's draws are the engine's: the model reads what its set kept.
+  context_.set_after = [this](std::string_view key, model::Value::SetMembers* members) {
+    const Entry* entry = engine_.database(session_.db).Find(key);
+    members->clear();
+    if (entry == nullptr || entry->type() != ValueType::kSet) return false;
+    *members = ModelValue(*entry).set;
+    return true;
+  };
   refused_before_ = env_.sim_memory().refused_count();
   evicted_before_ = engine_.keyspace().stats().evicted_keys;
 }
@@ -154,10 +173,11 @@ std::string ModelShadow::CompareDatabase(int index) const {
     if (entry == nullptr) {
       return where + "the model holds " + RespValue::Bulk(key).ToString() + ", the engine not";
     }
-    if (entry->type() == ValueType::kList || value.type == model::ValueType::kList) {
+    if (entry->type() == ValueType::kList || value.type == model::ValueType::kList ||
+        entry->type() == ValueType::kSet || value.type == model::ValueType::kSet) {
       if (!(ModelValue(*entry) == value)) {
         return where + "key " + RespValue::Bulk(key).ToString() + ": the engine and the model " +
-               "hold different values (a list on at least one side)";
+               "hold different values (a list or a set on at least one side)";
       }
       continue;
     }

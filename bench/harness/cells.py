@@ -72,6 +72,14 @@ def _list_memory_cell(elements, label, reps, window):
                  "settle_window_s": window}, reps)
 
 
+# Sets of 16-byte members (the memory cells): one set of 1,000,000 members, and 100,000
+# sets of 10. The figures are per member ("keys" counts members).
+def _set_memory_cell(sets, members_per_set, label, reps, window):
+    return Cell(f"mem-set-{label}", "memory", ("SADD",),
+                {"kind": "set", "sets": sets, "members_per_set": members_per_set,
+                 "keys": sets * members_per_set, "settle_window_s": window}, reps)
+
+
 def _callgrind_cells(requests_p32, requests_p1, reps):
     cells = []
     for pipeline, requests in ((32, requests_p32), (1, requests_p1)):
@@ -102,6 +110,8 @@ def full_plan():
             _ycsb_cells(1_000_000, 1_000_000, 3) +
             [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30),
              _list_memory_cell(1_000_000, "1M", 3, 30)] +
+            [_set_memory_cell(1, 1_000_000, "1x1M", 3, 30),
+             _set_memory_cell(100_000, 10, "100kx10", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +
             _bigreq_cells(100_000_000, 512 << 20, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
@@ -114,6 +124,7 @@ def quick_plan():
                and c.params["size"] == 3]
     ycsb = [c for c in _ycsb_cells(20_000, 50_000, 1) if c.params["workload"] == "A"]
     return (profile + ycsb + [_memory_cell(100_000, "100k", 1, 3)] +
+            [_set_memory_cell(1, 20_000, "1x20k", 1, 3), _set_memory_cell(2_000, 10, "2kx10", 1, 3)] +
             [c for c in _callgrind_cells(5_000, 2_000, 1) if c.id == "cg-SET-P32-d3"] +
             _bigreq_cells(2_000_000, 8 << 20, 1) +
             [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])

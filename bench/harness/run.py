@@ -16,6 +16,7 @@ import traceback
 
 import cells as cells_mod
 import procfs
+import set_load
 import servers
 import summary
 
@@ -246,7 +247,15 @@ def run_memory(ctx, cell, engine, run_dir, probe):
     server = ctx.start_server(engine, run_dir)
     try:
         empty_used, empty_rss = memory_reading(server)
-        if params.get("kind") == "list":
+        if params.get("kind") == "set":
+            # Sets: "keys" counts members (the figures are per member), DBSIZE the sets.
+            wall_s = set_load.load(server.port, params["sets"], params["members_per_set"])
+            keys = ctx.server_command(server, run_dir, "DBSIZE")
+            check(probe, "every set loaded", keys == params["sets"], f"DBSIZE {keys}")
+            cardinality = ctx.server_command(server, run_dir, "SCARD", "set:0000000")
+            check(probe, "every member loaded", cardinality == params["members_per_set"],
+                  f"SCARD {cardinality}")
+        elif params.get("kind") == "list":
             wall_s = load_list(ctx, server, run_dir, params["keys"], params["value_bytes"])
             length = ctx.server_command(server, run_dir, "LLEN", LIST_KEY)
             check(probe, "every element loaded", length == params["keys"], f"LLEN {length}")

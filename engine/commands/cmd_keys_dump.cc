@@ -10,6 +10,8 @@
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
 #include "engine/db/types/list_rdb.h"
+#include "engine/db/types/set.h"
+#include "engine/db/types/set_ops.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -123,12 +125,16 @@ uint32_t RestoredAccessClock(const CommandContext& context, const RestoreOptions
 // here until stored or discarded).
 struct LoadedValue {
   ValueType type = ValueType::kString;
+  ObjectEncoding encoding = ObjectEncoding::kRaw;
   std::string string;
   void* object = nullptr;
 
   void Discard(MemoryAccountant& memory) {
-    if (type == ValueType::kList && object != nullptr) {
+    if (object == nullptr) return;
+    if (type == ValueType::kList) {
       List::Destroy(static_cast<List*>(object), memory);
+    } else if (type == ValueType::kSet) {
+      SetValue::Destroy(static_cast<SetValue*>(object), memory);
     }
     object = nullptr;
   }
@@ -155,7 +161,23 @@ bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded
     }
     if (outcome == LoadOutcome::kLoaded) {
       loaded->type = ValueType::kList;
+      loaded->encoding = ObjectEncoding::kQuicklist;
       loaded->object = list;
+      return true;
+    }
+  } else if (type == rdb::kTypeSet || type == rdb::kTypeSetIntset) {
+    const auto intset_max = static_cast<size_t>(context.config().set_max_intset_entries);
+    SetValue* set = nullptr;
+    const LoadStatus status =
+        LoadSet(type, reader, intset_max, context.keyspace.rng().Next(), context.memory(), &set);
+    if (status == LoadStatus::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return false;
+    }
+    if (status == LoadStatus::kLoaded) {
+      loaded->type = ValueType::kSet;
+      loaded->encoding = SetEncodingOf(*set);
+      loaded->object = set;
       return true;
     }
   }
@@ -170,9 +192,8 @@ Database::SetOutcome StoreLoaded(CommandContext& context, std::string_view key, 
   if (loaded->type == ValueType::kString) {
     return context.keyspace.Restore(db, key, hash, loaded->string, expire_at_ms, access_clock);
   }
-  const Database::SetOutcome outcome =
-      context.keyspace.RestoreObject(db, key, hash, loaded->type, ObjectEncoding::kQuicklist,
-                                     loaded->object, expire_at_ms, access_clock);
+  const Database::SetOutcome outcome = context.keyspace.RestoreObject(
+      db, key, hash, loaded->type, loaded->encoding, loaded->object, expire_at_ms, access_clock);
   if (outcome == Database::SetOutcome::kOutOfMemory) loaded->Discard(context.memory());
   return outcome;
 }

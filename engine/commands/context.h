@@ -68,6 +68,7 @@ void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, 
 void RegisterLcsCommands(Registry& registry);
 void RegisterListCommands(Registry& registry);
 void RegisterListMoveCommands(Registry& registry);  // LMOVE, RPOPLPUSH, LMPOP
+void RegisterSetCommands(Registry& registry);
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND

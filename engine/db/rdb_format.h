@@ -17,7 +17,9 @@ inline constexpr uint16_t kVersion = 10;
 // Type bytes (RDB_TYPE_*).
 inline constexpr uint8_t kTypeString = 0;
 inline constexpr uint8_t kTypeList = 1;             // a count, then each element
+inline constexpr uint8_t kTypeSet = 2;              // a count, then each member
 inline constexpr uint8_t kTypeListZiplist = 10;     // one ziplist (before Redis 3.2)
+inline constexpr uint8_t kTypeSetIntset = 11;       // one intset
 inline constexpr uint8_t kTypeListQuicklist = 14;   // ziplist nodes (Redis 3.2 to 6.2)
 inline constexpr uint8_t kTypeListQuicklist2 = 18;  // listpack nodes (Redis 7.0)
 
@@ -41,6 +43,8 @@ class Reader {
   // `size_max` bytes.
   bool ReadString(std::string* bytes, size_t size_max);
   bool at_end() const { return in_.empty(); }
+  // The bytes left: a bound on how many more values can follow (each takes at least one).
+  size_t remaining() const { return in_.size(); }
 
  private:
   // A length, or a special encoding (`*encoded` true, `*length` the encoding number).

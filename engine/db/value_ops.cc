@@ -6,6 +6,7 @@
 #include "engine/db/rdb_format.h"
 #include "engine/db/types/list.h"
 #include "engine/db/types/list_rdb.h"
+#include "engine/db/types/set_ops.h"
 
 namespace keel {
 namespace {
@@ -83,7 +84,13 @@ constexpr size_t kTypeCount = static_cast<size_t>(ValueType::kStream) + 1;
 
 // Indexed by ValueType. Types without commands yet have no operations; each family's table is
 // added here when it lands.
-std::array<const ValueOps*, kTypeCount> ops_by_type = {&kStringOps, &kListOps};
+std::array<const ValueOps*, kTypeCount> ops_by_type = [] {
+  std::array<const ValueOps*, kTypeCount> table{};
+  table[static_cast<size_t>(ValueType::kString)] = &kStringOps;
+  table[static_cast<size_t>(ValueType::kList)] = &kListOps;
+  table[static_cast<size_t>(ValueType::kSet)] = &kSetOps;
+  return table;
+}();
 
 // The fallback for an entry whose type has no table (tests plant such entries): its bytes.
 const ValueOps& OpsOrInline(const Entry& entry) {

@@ -81,6 +81,8 @@ struct ConfigValues {
   // many nodes at each end stay uncompressed (accepted; Keel's nodes stay uncompressed).
   int64_t list_max_listpack_size = -2;
   int64_t list_compress_depth = 0;
+  // A set of integers stays an intset up to this many members.
+  int64_t set_max_intset_entries = 512;
 };
 
 enum class ConfigKind : uint8_t {

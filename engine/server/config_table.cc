@@ -802,7 +802,7 @@ constexpr ConfigParam kTable[] = {
     Int("list-max-listpack-size", 0, "-2", kIntMin, kIntMax, &CV::list_max_listpack_size)
         .Alias("list-max-ziplist-size"),
     Int("list-compress-depth", 0, "0", 0, kIntMax, &CV::list_compress_depth),
-    Int("set-max-intset-entries", 0, "512", 0, kLongMax),
+    Int("set-max-intset-entries", 0, "512", 0, kLongMax, &CV::set_max_intset_entries),
     Int("zset-max-listpack-entries", 0, "128", 0, kLongMax).Alias("zset-max-ziplist-entries"),
     Memory("zset-max-listpack-value", 0, "64", 0, kLongMax).Alias("zset-max-ziplist-value"),
     Memory("hll-sparse-max-bytes", 0, "3000", 0, kLongMax),

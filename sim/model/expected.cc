@@ -11,8 +11,9 @@ namespace {
 bool IsBulk(const RespValue& value) { return value.type == RespType::kBulkString; }
 
 // The texts of an array of bulk strings, or false when it is not one or repeats a text.
-bool DistinctBulkTexts(const RespValue& array, std::set<std::string>* texts) {
-  if (array.type != RespType::kArray) return false;
+bool DistinctBulkTexts(const RespValue& array, std::set<std::string>* texts,
+                       RespType type = RespType::kArray) {
+  if (array.type != type) return false;
   for (const RespValue& element : array.elements) {
     if (!IsBulk(element) || !texts->insert(element.text).second) return false;
   }
@@ -44,7 +45,9 @@ bool Expected::Matches(const RespValue& actual) const {
       return actual.type == RespType::kInteger && actual.integer >= min && actual.integer <= max;
     case Kind::kBulkSet: {
       std::set<std::string> texts;
-      return DistinctBulkTexts(actual, &texts) &&
+      // A set reply in RESP3 (BulkSetReply), an array otherwise.
+      const RespType type = value.type == RespType::kSet ? RespType::kSet : RespType::kArray;
+      return DistinctBulkTexts(actual, &texts, type) &&
              texts == std::set<std::string>(strings.begin(), strings.end());
     }
     case Kind::kScanPage: {
@@ -69,6 +72,17 @@ bool Expected::Matches(const RespValue& actual) const {
       }
       return true;
     }
+    case Kind::kDraw: {
+      if (actual.type != RespType::kArray || static_cast<int64_t>(actual.elements.size()) != min)
+        return false;
+      const std::set<std::string> allowed(strings.begin(), strings.end());
+      std::set<std::string> seen;
+      for (const RespValue& element : actual.elements) {
+        if (!IsBulk(element) || allowed.count(element.text) == 0) return false;
+        if (!seen.insert(element.text).second && max == 1) return false;
+      }
+      return true;
+    }
   }
   return false;
 }
@@ -83,6 +97,8 @@ std::string Expected::ToString() const {
       return "the bulk strings " + Listed(strings) + " in any order";
     case Kind::kScanPage:
       return "a SCAN page [cursor, keys] with keys from " + Listed(strings);
+    case Kind::kDraw:
+      return Int64ToString(min) + (max == 1 ? " distinct" : "") + " draws from " + Listed(strings);
     case Kind::kOneOf: {
       std::string text;
       for (const Expected& one : alternatives)
@@ -142,6 +158,19 @@ Expected Array(std::vector<RespValue> elements) {
 
 Expected BulkSet(std::vector<std::string> strings) {
   return Expected{.kind = Expected::Kind::kBulkSet, .strings = std::move(strings)};
+}
+
+Expected BulkSetReply(std::vector<std::string> strings, int resp) {
+  Expected expected = BulkSet(std::move(strings));
+  if (resp == 3) expected.value.type = RespType::kSet;
+  return expected;
+}
+
+Expected Draws(std::vector<std::string> allowed, int64_t count, bool distinct) {
+  return Expected{.kind = Expected::Kind::kDraw,
+                  .min = count,
+                  .max = distinct ? 1 : 0,
+                  .strings = std::move(allowed)};
 }
 
 Expected ScanPage(std::vector<std::string> allowed) {

@@ -29,13 +29,13 @@
 namespace keel::model {
 
 struct Expected {
-  enum class Kind : uint8_t { kExact, kIntegerRange, kBulkSet, kScanPage, kOneOf, kArrayOf };
+  enum class Kind : uint8_t { kExact, kIntegerRange, kBulkSet, kScanPage, kOneOf, kArrayOf, kDraw };
 
   Kind kind = Kind::kExact;
   RespValue value{};                     // kExact
-  int64_t min = 0;                       // kIntegerRange
-  int64_t max = 0;                       // kIntegerRange
-  std::vector<std::string> strings{};    // kBulkSet, kScanPage
+  int64_t min = 0;                       // kIntegerRange; kDraw: the number of draws
+  int64_t max = 0;                       // kIntegerRange; kDraw: 1 when draws are distinct
+  std::vector<std::string> strings{};    // kBulkSet, kScanPage, kDraw (what may be drawn)
   std::vector<Expected> alternatives{};  // kOneOf; kArrayOf: the elements
 
   bool Matches(const RespValue& actual) const;
@@ -54,6 +54,12 @@ Expected NullBulk(int resp);  // RESP2 $-1, RESP3 _
 Expected Map(std::vector<RespValue> pairs, int resp);
 Expected Array(std::vector<RespValue> elements);
 Expected BulkSet(std::vector<std::string> strings);
+// BulkSet as a set reply: RESP3 ~n, RESP2 an array (SMEMBERS, SINTER, SPOP with a count).
+Expected BulkSetReply(std::vector<std::string> strings, int resp);
+// An array of `count` bulk strings drawn from `allowed`, each at most once when `distinct`
+// (SRANDMEMBER with a count: the draws are the engine's randomness, so only their bounds are
+// known).
+Expected Draws(std::vector<std::string> allowed, int64_t count, bool distinct);
 Expected ScanPage(std::vector<std::string> allowed);
 Expected OneOf(std::vector<Expected> alternatives);
 Expected ArrayOf(std::vector<Expected> elements);

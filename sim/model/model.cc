@@ -29,6 +29,22 @@ bool ArityAccepts(int arity, size_t argc) {
 
 }  // namespace
 
+std::string_view TypeName(ValueType type) {
+  switch (type) {
+    case ValueType::kString:
+      return "string";
+    case ValueType::kList:
+      return "list";
+    case ValueType::kSet:
+      return "set";
+    case ValueType::kZSet:
+      return "zset";
+    case ValueType::kHash:
+      return "hash";
+  }
+  return "none";
+}
+
 KeyTable& Call::db() { return model.db(session.db); }
 
 Value* Call::Lookup(std::string_view key) { return model.Lookup(session.db, key, now_ms()); }
@@ -51,6 +67,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(ConnectionCommands());
   Add(MultiCommands());
   Add(ListCommands());
+  Add(SetCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

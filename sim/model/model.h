@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -58,6 +59,7 @@ enum class Encoding : uint8_t {
 // One key's value. Families that add types add their representation here; only the member of
 // `type` is used (the others stay empty, so that == compares values).
 struct Value {
+  using SetMembers = std::set<std::string, std::less<>>;
   ValueType type = ValueType::kString;
   std::string string;
   std::deque<std::string> list;            // ValueType::kList, head first
@@ -103,6 +105,11 @@ struct Context {
   // The environment refused an allocation the command needed (it fails with its OOM outcome:
   // the lookups before the write happened, the write did not).
   bool allocation_refused = false;
+  // The members the engine's set `key` (of the command's database) holds once the command ran,
+  // false when it holds no set there: SPOP's draws are the engine's randomness, so the model
+  // learns which members went from what stayed (and checks that it could have happened). Null
+  // when the driver cannot look (the model then takes the first members in order).
+  std::function<bool(std::string_view key, Value::SetMembers* members)> set_after;
 };
 
 class Model;
@@ -277,8 +284,15 @@ std::span<const Command> ObjectCommands();      // model_object.cc
 std::span<const Command> ConnectionCommands();  // model_connection.cc
 std::span<const Command> MultiCommands();       // model_multi.cc
 std::span<const Command> ListCommands();        // model_list.cc
+std::span<const Command> SetCommands();         // model_set.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
+// A live value that is not a string: string commands that read it answer WRONGTYPE.
+inline bool IsOtherType(const Value* value) {
+  return value != nullptr && value->type != ValueType::kString;
+}
+// TYPE's name for a value type ("string", "set", ...).
+std::string_view TypeName(ValueType type);
 // Redis's string2ll: optional '-', no leading zeros or spaces, within int64.
 bool ParseInt64(std::string_view text, int64_t* value);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);

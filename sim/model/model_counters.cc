@@ -15,7 +15,7 @@ namespace {
 Expected IncrementBy(Call& call, int64_t increment) {
   const std::string& key = call.args[1];
   const Value* value = call.Lookup(key);
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(value)) return Error(kWrongType);
   int64_t current = 0;
   if (value != nullptr && !ParseInt64(value->string, &current)) return Error(kNotInteger);
   if ((increment < 0 && current < 0 && increment < INT64_MIN - current) ||
@@ -78,7 +78,7 @@ std::string FormatHuman(long double value) {
 Expected Incrbyfloat(Call& call) {
   const std::string& key = call.args[1];
   const Value* value = call.Lookup(key);
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(value)) return Error(kWrongType);
   long double current = 0;
   long double increment = 0;
   if ((value != nullptr && !ParseLongDouble(value->string, &current)) ||

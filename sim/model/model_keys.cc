@@ -28,8 +28,7 @@ Expected Exists(Call& call) {
 
 Expected Type(Call& call) {
   const Value* value = call.Lookup(call.args[1]);
-  if (value == nullptr) return Simple("none");
-  return Simple(value->type == ValueType::kList ? "list" : "string");
+  return Simple(value != nullptr ? TypeName(value->type) : "none");
 }
 
 // RENAME and RENAMENX: the same name twice is a no-op once the key is known to exist; the value

@@ -71,8 +71,7 @@ Walk LongestCommon(const std::string& a, const std::string& b) {
 Expected Lcs(Call& call) {
   const Value* first = call.Lookup(call.args[1]);
   const Value* second = call.Lookup(call.args[2]);
-  if ((first != nullptr && first->type != ValueType::kString) ||
-      (second != nullptr && second->type != ValueType::kString)) {
+  if (IsOtherType(first) || IsOtherType(second)) {
     return Error("ERR The specified keys must contain string values");
   }
   const std::string a = first != nullptr ? first->string : "";

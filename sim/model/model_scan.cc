@@ -73,12 +73,12 @@ Expected Scan(Call& call) {
     }
   }
   if (!use_type) return ScanPage(LiveMatching(call, pattern, use_pattern));
-  const bool list = EqualsIgnoreCase(type, "list");
-  if (list || EqualsIgnoreCase(type, "string")) {
+  for (const ValueType value_type : {ValueType::kString, ValueType::kList, ValueType::kSet,
+                                     ValueType::kZSet, ValueType::kHash}) {
+    if (!EqualsIgnoreCase(type, TypeName(value_type))) continue;
     std::vector<std::string> typed;
-    for (std::string& key : LiveMatching(call, pattern, use_pattern)) {
-      const bool is_list = call.db().at(key).type == ValueType::kList;
-      if (is_list == list) typed.push_back(std::move(key));
+    for (const std::string& key : LiveMatching(call, pattern, use_pattern)) {
+      if (call.db().at(key).type == value_type) typed.push_back(key);
     }
     return ScanPage(std::move(typed));
   }

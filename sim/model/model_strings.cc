@@ -174,7 +174,7 @@ Expected Getex(Call& call) {
   const std::string& key = call.args[1];
   Value* value = call.Lookup(key);
   if (value == nullptr) return call.Null();
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(value)) return Error(kWrongType);
   const Expected reply = Bulk(value->string);
   if (!options.unit.empty()) {
     int64_t at_ms = kNoExpiry;
@@ -199,7 +199,7 @@ Expected Getex(Call& call) {
 Expected Getdel(Call& call) {
   const Value* value = call.Lookup(call.args[1]);
   if (value == nullptr) return call.Null();
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(value)) return Error(kWrongType);
   const Expected reply = Bulk(value->string);
   call.db().erase(call.args[1]);
   return reply;
@@ -208,7 +208,7 @@ Expected Getdel(Call& call) {
 // GETSET: SET key value GET, which also clears the expiry.
 Expected Getset(Call& call) {
   const Value* old = call.Lookup(call.args[1]);
-  if (old != nullptr && old->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(old)) return Error(kWrongType);
   const Expected reply = old != nullptr ? Bulk(old->string) : call.Null();
   if (call.context.allocation_refused) return Error(kOomError);
   call.Store(call.args[1], StoredString(call.args[2], kNoExpiry, call.shared_integers()));
@@ -219,8 +219,9 @@ Expected Mget(Call& call) {
   std::vector<RespValue> values;
   for (size_t i = 1; i < call.args.size(); i++) {
     const Value* value = call.Lookup(call.args[i]);
-    const bool string = value != nullptr && value->type == ValueType::kString;
-    values.push_back(string ? RespValue::Bulk(value->string) : call.Null().value);
+    // A value of another type reads as missing.
+    values.push_back(value != nullptr && !IsOtherType(value) ? RespValue::Bulk(value->string)
+                                                             : call.Null().value);
   }
   return Array(std::move(values));
 }
@@ -257,7 +258,7 @@ Expected Append(Call& call) {
   const std::string& key = call.args[1];
   const std::string& tail = call.args[2];
   Value* value = call.Lookup(key);
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(value)) return Error(kWrongType);
   if (value == nullptr) {
     if (call.context.allocation_refused) return Error(kOomError);
     call.Store(key, StoredString(tail, kNoExpiry, call.shared_integers()));
@@ -274,7 +275,7 @@ Expected Append(Call& call) {
 
 Expected Strlen(Call& call) {
   const Value* value = call.Lookup(call.args[1]);
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(value)) return Error(kWrongType);
   return Integer(value != nullptr ? static_cast<int64_t>(value->string.size()) : 0);
 }
 
@@ -286,9 +287,8 @@ Expected Getrange(Call& call) {
     return Error(kNotInteger);
   }
   const Value* value = call.Lookup(call.args[1]);
+  if (IsOtherType(value)) return Error(kWrongType);
   if (value == nullptr) return Bulk("");
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
-
   const auto length = static_cast<int64_t>(value->string.size());
   // Both from the end with start past end is empty even where clamping would make them meet.
   if (start < 0 && end < 0 && start > end) return Bulk("");
@@ -309,7 +309,7 @@ Expected Setrange(Call& call) {
   const std::string& key = call.args[1];
   const std::string& patch = call.args[3];
   Value* value = call.Lookup(key);
-  if (value != nullptr && value->type != ValueType::kString) return Error(kWrongType);
+  if (IsOtherType(value)) return Error(kWrongType);
   const int64_t old_size = value != nullptr ? static_cast<int64_t>(value->string.size()) : 0;
   if (patch.empty()) return Integer(old_size);
   if (TooLong(offset, static_cast<int64_t>(patch.size()))) return Error(kTooLong);

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "engine/db/database.h"
+#include "engine/db/types/set.h"
+#include "engine/db/value_ops.h"
 #include "engine/server/engine.h"
 #include "sim/sim_env.h"
 #include "sim/testing/fixtures.h"
@@ -40,6 +42,37 @@ TEST_F(ModelTest, AKeyLivesThroughItsExpiryMillisecond) {
   EXPECT_TRUE(Run({"GET", "k"}, kNow + 5).Matches(RespValue::Bulk("v")));
   EXPECT_TRUE(Run({"GET", "k"}, kNow + 6).Matches(testing::NilBulk()));
   EXPECT_TRUE(model_.db(0).empty());  // the lookup reclaimed it
+}
+
+// The command fuzzer found the model refusing an SSCAN cursor that strtoul reads as 0 (the text
+// ends at its NUL byte); corpus/fuzz/commands/36a90f32... replays it.
+TEST_F(ModelTest, SscanCursorIsReadAsACString) {
+  Run({"SADD", "s", "a"});
+  EXPECT_FALSE(
+      Run({"SSCAN", "s", std::string("\0x", 2)}).Matches(RespValue::Error("ERR invalid cursor")));
+  EXPECT_TRUE(Run({"SSCAN", "s", "1x"}).Matches(RespValue::Error("ERR invalid cursor")));
+  EXPECT_TRUE(Run({"SSCAN", "s", "-1"})
+                  .Matches(RespValue::Array(
+                      {RespValue::Bulk("0"), RespValue::Array({RespValue::Bulk("a")})})));
+}
+
+// Set encodings: an intset converts and stays a hashtable, except SPOP's rebuilt remainder
+// (without a driver's Context::set_after the model pops members in order).
+TEST_F(ModelTest, SetEncodingsFollowRedisRules) {
+  Run({"SADD", "k", "1", "2", "3"});
+  EXPECT_EQ(model_.db(0).at("k").encoding, Encoding::kIntset);
+  Run({"SADD", "k", "y"});
+  Run({"SREM", "k", "y"});
+  EXPECT_EQ(model_.db(0).at("k").encoding, Encoding::kHashtable);
+  Run({"SADD", "r", "!", "1", "2", "3", "4", "5", "6"});
+  EXPECT_EQ(model_.db(0).at("r").encoding, Encoding::kHashtable);
+  // A count this large keeps a rebuilt remainder: "6" alone, an intset again.
+  EXPECT_TRUE(Run({"SPOP", "r", "6"})
+                  .Matches(RespValue::Array({RespValue::Bulk("!"), RespValue::Bulk("1"),
+                                             RespValue::Bulk("2"), RespValue::Bulk("3"),
+                                             RespValue::Bulk("4"), RespValue::Bulk("5")})));
+  EXPECT_EQ(model_.db(0).at("r").set, (Value::SetMembers{"6"}));
+  EXPECT_EQ(model_.db(0).at("r").encoding, Encoding::kIntset);
 }
 
 TEST_F(ModelTest, DbsizeIsARangeWhileExpiredKeysAreNotReclaimed) {
@@ -297,9 +330,20 @@ RC_GTEST_PROP(ModelProperty, EngineAndModelAgreeOnRandomCommands, ()) {
       model.ForgetExpired(index, wall_ms_max,
                           [&](const std::string& key) { return db.Find(key) == nullptr; });
     }
-    const Expected expected = model.Execute(session, args, context);
+    // The engine runs first, so that SPOP's draws (the engine's randomness) can be read from
+    // what its set kept, as the simulator's oracle reads them.
     std::vector<std::string_view> views(args.begin(), args.end());
     engine.RunCommand(*client, views);
+    context.set_after = [&](std::string_view key, Value::SetMembers* members) {
+      const Entry* entry = engine.database(session.db).Find(key);
+      members->clear();
+      if (entry == nullptr || entry->type() != keel::ValueType::kSet) return false;
+      static_cast<const SetValue*>(EntryObject(*entry))->ForEach([&](std::string_view member) {
+        members->emplace(member);
+      });
+      return true;
+    };
+    const Expected expected = model.Execute(session, args, context);
     const std::vector<RespValue> replies = testing::DecodeAll(client->output().TakeAll());
     RC_ASSERT(replies.size() == 1u);
     if (!expected.Matches(replies[0])) {

@@ -240,6 +240,29 @@ MUTATIONS = [
         "replace": "",
     },
     {
+        "name": "spop-count-keeps-the-last-draw",
+        "why": "SPOP with a small count replies with a member it does not remove: the reply and "
+               "the set disagree",
+        "file": "engine/commands/cmd_set_random.cc",
+        "find": "      set.Remove(member, memory);\n",
+        "replace": "      if (i + 1 < count) set.Remove(member, memory);\n",
+    },
+    {
+        "name": "srem-leaves-an-empty-set",
+        "why": "SREM of a set's last members leaves an empty set behind instead of deleting the key",
+        "file": "engine/commands/cmd_set.cc",
+        "find": "    if (set.size() == 0) {\n",
+        "replace": "    if (false) {\n",
+    },
+    {
+        "name": "sinter-ignores-the-last-set",
+        "why": "SINTER (and SINTERSTORE, SINTERCARD) checks a member against every set but the "
+               "last",
+        "file": "engine/commands/cmd_set_algebra.cc",
+        "find": "  for (size_t j = 1; j < sets.size(); j++) {\n    if (sets[j] != sets[0]",
+        "replace": "  for (size_t j = 1; j + 1 < sets.size(); j++) {\n    if (sets[j] != sets[0]",
+    },
+    {
         "name": "eviction-volatile-takes-any-key",
         "why": "a volatile-* maxmemory-policy evicts keys without a TTL as well",
         "file": "engine/db/eviction.cc",

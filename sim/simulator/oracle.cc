@@ -5,6 +5,7 @@
 #include "engine/db/database.h"
 #include "engine/db/entry.h"
 #include "engine/db/types/list.h"
+#include "engine/db/types/set.h"
 #include "engine/db/value_ops.h"
 
 namespace keel::sim {
@@ -44,8 +45,37 @@ std::string DescribeList(const std::deque<std::string>& elements) {
   return text + (elements.size() > 8 ? " ...]" : "]");
 }
 
+// The members of an engine set.
+model::Value::SetMembers SetMembersOf(const Entry& entry) {
+  model::Value::SetMembers members;
+  static_cast<const SetValue*>(EntryObject(entry))->ForEach([&](std::string_view member) {
+    members.emplace(member);
+  });
+  return members;
+}
+
+std::string DescribeMembers(const model::Value::SetMembers& members) {
+  std::string text = "{";
+  size_t shown = 0;
+  for (const std::string& member : members) {
+    if (shown++ == 8) {
+      text += ", ...";
+      break;
+    }
+    text += (shown > 1 ? ", \"" : "\"") + EscapeBytes(member, 20) + "\"";
+  }
+  return text + "} (" + std::to_string(members.size()) + " members";
+}
+
 std::string DescribeValue(const model::Value& value) {
   if (value.type == model::ValueType::kList) return DescribeList(value.list);
+  if (value.type == model::ValueType::kSet) {
+    std::string text = "the set " + DescribeMembers(value.set) + ", " +
+                       std::string(model::EncodingName(value.encoding)) + ")";
+    if (value.expire_at_ms != model::kNoExpiry)
+      text += " expiring at " + std::to_string(value.expire_at_ms);
+    return text;
+  }
   std::string text = "\"" + EscapeBytes(value.string, 60) + "\" (" +
                      std::string(model::EncodingName(value.encoding)) +
                      (value.shared ? ", shared)" : ")");
@@ -56,6 +86,12 @@ std::string DescribeValue(const model::Value& value) {
 
 std::string DescribeEntry(const Entry& entry) {
   if (entry.type() == ValueType::kList) return DescribeList(ListElements(entry));
+  if (entry.type() == ValueType::kSet) {
+    std::string text = "the set " + DescribeMembers(SetMembersOf(entry)) + ", " +
+                       std::string(EncodingNameOf(entry)) + ")";
+    if (entry.has_expiry()) text += " expiring at " + std::to_string(entry.expire_at_ms());
+    return text;
+  }
   if (entry.type() != ValueType::kString) return "a non-string value";
   std::string text = "\"" + EscapeBytes(entry.value(), 60) + "\" (" +
                      std::string(EncodingOf(entry)) +
@@ -70,6 +106,12 @@ bool SameValue(const Entry& entry, const model::Value& value) {
   if (entry.type() == ValueType::kList || value.type == model::ValueType::kList) {
     return entry.type() == ValueType::kList && value.type == model::ValueType::kList &&
            entry.expire_at_ms() == value.expire_at_ms && ListElements(entry) == value.list;
+  }
+  if (entry.type() == ValueType::kSet || value.type == model::ValueType::kSet) {
+    return entry.type() == ValueType::kSet && value.type == model::ValueType::kSet &&
+           entry.expire_at_ms() == value.expire_at_ms &&
+           EncodingNameOf(entry) == model::EncodingName(value.encoding) &&
+           SetMembersOf(entry) == value.set;
   }
   return entry.type() == ValueType::kString && value.type == model::ValueType::kString &&
          entry.value() == value.string && entry.expire_at_ms() == value.expire_at_ms &&
@@ -303,6 +345,16 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   // What maxmemory compares: the memory the engine uses, not the slab pages it holds.
   running_.context.used_memory_bytes = engine_.memory().used_bytes_total();
   running_.refused_before = env_.sim_memory().refused_count();
+  // SPOP's draws: the model learns them from what the engine's set kept (read after the
+  // command, when the model runs).
+  running_.context.set_after = [this, db_index = record->session.db](
+                                   std::string_view key, model::Value::SetMembers* members) {
+    const Entry* entry = engine_.database(db_index).Find(key);
+    members->clear();
+    if (entry == nullptr || entry->type() != ValueType::kSet) return false;
+    *members = SetMembersOf(*entry);
+    return true;
+  };
   ObserveWall(running_.context.now_ms);
 }
 

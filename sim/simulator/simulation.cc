@@ -28,6 +28,8 @@ struct SimulatedClient {
   std::string incoming;  // received bytes not decoded yet
   bool slow = false;
   size_t window_bytes = 0;
+  // Between a MULTI it sent and the EXEC or DISCARD that ends it (as far as the client can tell).
+  bool in_multi = false;
   bool quit_sent = false;
 };
 
@@ -69,6 +71,21 @@ void Encode(const std::vector<std::string>& args, bool as_inline, std::string* o
 
 bool IsQuit(const std::vector<std::string>& args) {
   return args.size() == 1 && model::EqualsIgnoreCase(args[0], "quit");
+}
+
+// Inside a transaction SPOP is sent as SRANDMEMBER: the model learns SPOP's draw from the set the
+// engine kept, which after EXEC reflects the transaction's later commands too.
+void KeepTransactionDrawsKnown(SimulatedClient& client, std::vector<std::string>* args) {
+  if (args->empty()) return;
+  const std::string& name = (*args)[0];
+  if (args->size() == 1 && model::EqualsIgnoreCase(name, "multi")) {
+    client.in_multi = true;
+  } else if (args->size() == 1 &&
+             (model::EqualsIgnoreCase(name, "exec") || model::EqualsIgnoreCase(name, "discard"))) {
+    client.in_multi = false;
+  } else if (client.in_multi && model::EqualsIgnoreCase(name, "spop")) {
+    (*args)[0] = "srandmember";
+  }
 }
 
 class Simulation {
@@ -211,6 +228,7 @@ void Simulation::Generate(SimulatedClient& client, ConnectionRecord& record) {
       size_t family = 0;
       while (pick >= plan_.family_weights[family]) pick -= plan_.family_weights[family++];
       workload::Families()[family].generate(workload_rng_, space, &args_);
+      KeepTransactionDrawsKnown(client, &args_);
     }
     Encode(args_, InlineSafe(args_) && client_rng_.Below(10) == 0, &client.outgoing);
     client.quit_sent = IsQuit(args_);

@@ -9,7 +9,7 @@ namespace {
 constexpr Family kFamilies[] = {
     {"string", GenerateString},   {"keys", GenerateKeys},     {"connection", GenerateConnection},
     {"counter", GenerateCounter}, {"expire", GenerateExpire}, {"scan", GenerateScan},
-    {"multi", GenerateMulti},     {"list", GenerateList},
+    {"multi", GenerateMulti},     {"list", GenerateList},     {"set", GenerateSetFamily},
 };
 
 }  // namespace

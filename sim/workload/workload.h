@@ -67,5 +67,6 @@ void GenerateExpire(Rng& rng, const KeySpace& space, std::vector<std::string>* a
 void GenerateScan(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateMulti(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateSetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 
 }  // namespace keel::workload
