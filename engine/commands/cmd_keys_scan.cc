@@ -20,29 +20,6 @@
 namespace keel {
 namespace {
 
-constexpr int kCursorShift = 11;
-constexpr uint64_t kCursorMax = UINT64_MAX >> kCursorShift;
-
-// The hash-space position a client's cursor stands for (cursors past any Keel returns mean the
-// end of the hash space).
-uint64_t CursorPosition(uint64_t cursor) {
-  return cursor > kCursorMax ? UINT64_MAX : cursor << kCursorShift;
-}
-
-// Redis's parseScanCursorOrReply: strtoul over the argument as a C string, so "" is 0, a sign is
-// allowed ("-1" wraps around), and leading space, trailing bytes or overflow are refused.
-bool ParseScanCursor(std::string_view text, uint64_t* cursor) {
-  const std::string c_text(text.substr(0, text.find('\0')));
-  const char first = c_text.empty() ? '\0' : c_text[0];
-  if (first == ' ' || (first >= '\t' && first <= '\r')) return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(c_text.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return false;
-  *cursor = value;
-  return true;
-}
-
 // KEYS pattern. Two passes over the keyspace, one to count and one to reply, so that the reply
 // needs no list of the keys (a pattern matching millions of keys costs no memory beyond the reply
 // itself). Expired keys are skipped but not reclaimed, as Redis's KEYS does. As in Redis, the

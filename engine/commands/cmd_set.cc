@@ -284,24 +284,6 @@ void CmdSmove(CommandContext& context) {
 
 // --- SSCAN ------------------------------------------------------------------------------------
 
-// As SCAN's (cmd_keys_scan.cc): the client's cursor is the hash-space position / 2^11, so that it
-// stays exact in a JavaScript Number; a cursor resumes at or before where the last call stopped.
-constexpr int kCursorShift = 11;
-constexpr uint64_t kCursorMax = UINT64_MAX >> kCursorShift;
-
-// Redis's parseScanCursorOrReply: strtoul over the C string.
-bool ParseScanCursor(std::string_view text, uint64_t* cursor) {
-  const std::string c_text(text.substr(0, text.find('\0')));
-  const char first = c_text.empty() ? '\0' : c_text[0];
-  if (first == ' ' || (first >= '\t' && first <= '\r')) return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(c_text.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return false;
-  *cursor = value;
-  return true;
-}
-
 // SSCAN key cursor [MATCH pattern] [COUNT count]. A missing key answers an empty page before the
 // options are read; TYPE is SCAN's only. An intset, and a set small enough to hold no table,
 // come back whole with cursor 0; a table is walked until COUNT members were collected (before
@@ -360,7 +342,7 @@ void CmdSscan(CommandContext& context) {
     collected++;
     collect(member);
   };
-  uint64_t position = cursor > kCursorMax ? UINT64_MAX : cursor << kCursorShift;
+  uint64_t position = CursorPosition(cursor);
   if (set->is_intset()) {
     position = set->Scan(position, 1, visit);
   } else {

@@ -1,8 +1,10 @@
 #include "engine/commands/context.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "engine/base/numbers.h"
@@ -57,6 +59,18 @@ bool ParseDbIndexArg(CommandContext& context, std::string_view text, int* index)
     context.reply.Error(errors::kDbIndexOutOfRange);
     return false;
   }
+  return true;
+}
+
+bool ParseScanCursor(std::string_view text, uint64_t* cursor) {
+  const std::string c_text(text.substr(0, text.find('\0')));
+  const char first = c_text.empty() ? '\0' : c_text[0];
+  if (first == ' ' || (first >= '\t' && first <= '\r')) return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(c_text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return false;
+  *cursor = value;
   return true;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -51,6 +52,18 @@ bool CheckStringLength(CommandContext& context, uint64_t size, uint64_t append);
 void PropagateAsDel(CommandContext& context, std::string_view key, bool lazy);
 void PropagateAsPexpireat(CommandContext& context, std::string_view key, int64_t at_ms,
                           std::span<const std::string_view> options);
+
+// SCAN cursors (SCAN, SSCAN and the later *SCANs): the client's cursor is the hash-space position
+// / 2^kCursorShift, so that it stays exact in a JavaScript Number; a cursor resumes at or before
+// where the last call stopped. CursorPosition maps a cursor past any Keel returns to the end.
+inline constexpr int kCursorShift = 11;
+inline constexpr uint64_t kCursorMax = UINT64_MAX >> kCursorShift;
+inline uint64_t CursorPosition(uint64_t cursor) {
+  return cursor > kCursorMax ? UINT64_MAX : cursor << kCursorShift;
+}
+// Redis's parseScanCursorOrReply: strtoul over the argument as a C string, so "" is 0, a sign is
+// allowed ("-1" wraps around), and leading space, trailing bytes or overflow are refused.
+bool ParseScanCursor(std::string_view text, uint64_t* cursor);
 
 // Option matching as Redis's C code compares: the argument up to its first NUL byte, any case.
 bool OptionIs(std::string_view arg, std::string_view option);

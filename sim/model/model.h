@@ -302,6 +302,10 @@ std::string WrongArity(std::string_view full_name);
 // Redis's stringmatchlen (glob-style, case-sensitive): '*', '?', '[...]' with '^' and ranges,
 // and '\' escapes. Note that "*" does not match the empty string (KEYS and SCAN special-case it).
 bool GlobMatch(std::string_view pattern, std::string_view text);
+// A SCAN-family cursor as Redis's parseScanCursorOrReply takes it (model_scan.cc): strtoul over
+// the argument as a C string, so "" is 0 and a sign is allowed; leading space, trailing bytes or
+// overflow are refused. Any cursor that parses is valid: where it resumes is the engine's business.
+bool ValidCursor(const std::string& text);
 // A database index argument (SELECT, MOVE, COPY ... DB): false with the error Redis replies.
 bool ParseDbIndex(const Call& call, std::string_view text, int* index, Expected* error);
 

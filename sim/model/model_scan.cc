@@ -31,19 +31,6 @@ Expected Keys(Call& call) {
   return BulkSet(LiveMatching(call, pattern, pattern != "*"));
 }
 
-// Redis's parseScanCursorOrReply: strtoul over the argument as a C string, so "" is 0, a sign is
-// allowed ("-1" wraps around), and leading space, trailing bytes or overflow are refused. Any
-// cursor that parses is valid: where it resumes is the engine's business.
-bool ValidCursor(const std::string& text) {
-  const std::string c_text = text.substr(0, text.find('\0'));
-  const char first = c_text.empty() ? '\0' : c_text[0];
-  if (first == ' ' || (first >= '\t' && first <= '\r')) return false;
-  errno = 0;
-  char* end = nullptr;
-  std::strtoull(c_text.c_str(), &end, 10);
-  return *end == '\0' && errno != ERANGE;
-}
-
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: options in pairs, in any order, repeated
 // (the last wins); COUNT must be an integer of at least 1. Without TYPE a page lists live keys;
 // with TYPE Redis checks the type by a lookup that reclaims an expired key first, so an expired
@@ -112,5 +99,18 @@ constexpr Command kCommands[] = {
 }  // namespace
 
 std::span<const Command> ScanCommands() { return kCommands; }
+
+// Redis's parseScanCursorOrReply: strtoul over the argument as a C string, so "" is 0, a sign is
+// allowed ("-1" wraps around), and leading space, trailing bytes or overflow are refused. Any
+// cursor that parses is valid: where it resumes is the engine's business.
+bool ValidCursor(const std::string& text) {
+  const std::string c_text = text.substr(0, text.find('\0'));
+  const char first = c_text.empty() ? '\0' : c_text[0];
+  if (first == ' ' || (first >= '\t' && first <= '\r')) return false;
+  errno = 0;
+  char* end = nullptr;
+  std::strtoull(c_text.c_str(), &end, 10);
+  return *end == '\0' && errno != ERANGE;
+}
 
 }  // namespace keel::model

@@ -165,18 +165,6 @@ Expected Smove(Call& call) {
   return Integer(1);
 }
 
-// Redis's parseScanCursorOrReply: strtoul over the argument as a C string ("" is 0, a sign is
-// allowed, leading space, trailing bytes and overflow are refused), as SCAN's model reads it.
-bool ValidCursor(const std::string& text) {
-  const std::string c_text = text.substr(0, text.find('\0'));
-  const char first = c_text.empty() ? '\0' : c_text[0];
-  if (first == ' ' || (first >= '\t' && first <= '\r')) return false;
-  errno = 0;
-  char* end = nullptr;
-  std::strtoull(c_text.c_str(), &end, 10);
-  return *end == '\0' && errno != ERANGE;
-}
-
 // SSCAN: a page of members (which ones, the model cannot tell: any matching members).
 Expected Sscan(Call& call) {
   if (!ValidCursor(call.args[2])) return Error("ERR invalid cursor");
