@@ -20,6 +20,9 @@ constexpr uint8_t kEncInt8 = 0;
 constexpr uint8_t kEncInt16 = 1;
 constexpr uint8_t kEncInt32 = 2;
 constexpr uint8_t kEncLzf = 3;
+// LZF's best case: a three-byte back reference copies 264 bytes (length 7 + 255 + 2), so no
+// compressed input expands by more than 88 times.
+constexpr uint64_t kLzfExpansionMax = 88;
 
 void AppendBigEndian(std::string* out, uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; i--) out->push_back(static_cast<char>(value >> (8 * i)));
@@ -170,9 +173,12 @@ bool Reader::ReadString(std::string* bytes, size_t size_max) {
   if (!ReadLength(&compressed_size) || !ReadLength(&size)) return false;
   if (compressed_size > in_.size() || compressed_size > UINT32_MAX) return false;
   if (size > size_max || size > UINT32_MAX) return false;
-  bytes->assign(size, '\0');
   // A zero-length value cannot be compressed, so it is never written this way.
   if (size == 0) return false;
+  // The claimed length is checked against what the compressed bytes can expand to before it is
+  // allocated, so that a few bytes cannot ask for gigabytes (found by fuzz_set_load).
+  if (size > compressed_size * kLzfExpansionMax) return false;
+  bytes->assign(size, '\0');
   const unsigned int decompressed =
       lzf_decompress(in_.data(), static_cast<unsigned int>(compressed_size), bytes->data(),
                      static_cast<unsigned int>(size));
