@@ -72,6 +72,8 @@ bool Expected::Matches(const RespValue& actual) const {
       }
       return true;
     }
+    case Kind::kBlocks:
+      return false;
     case Kind::kDraw: {
       if (actual.type != RespType::kArray || static_cast<int64_t>(actual.elements.size()) != min)
         return false;
@@ -97,6 +99,8 @@ std::string Expected::ToString() const {
       return "the bulk strings " + Listed(strings) + " in any order";
     case Kind::kScanPage:
       return "a SCAN page [cursor, keys] with keys from " + Listed(strings);
+    case Kind::kBlocks:
+      return "no reply (the command blocks)";
     case Kind::kDraw:
       return Int64ToString(min) + (max == 1 ? " distinct" : "") + " draws from " + Listed(strings);
     case Kind::kOneOf: {
@@ -190,5 +194,7 @@ Expected NullArray(int resp) {
 Expected OneOf(std::vector<Expected> alternatives) {
   return Expected{.kind = Expected::Kind::kOneOf, .alternatives = std::move(alternatives)};
 }
+
+Expected Blocks() { return Expected{.kind = Expected::Kind::kBlocks}; }
 
 }  // namespace keel::model

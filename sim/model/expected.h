@@ -17,6 +17,8 @@
 //                  may reply its normal reply or its out-of-memory error with the same keyspace.
 //   kArrayOf       an array whose elements match `alternatives` one by one: EXEC's reply, whose
 //                  elements are the predictions of the commands it ran.
+//   kBlocks        no reply now: the command blocks its client (BLPOP on empty lists). It
+//                  matches no reply; whoever drives the model checks that the engine blocked.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,16 @@
 namespace keel::model {
 
 struct Expected {
-  enum class Kind : uint8_t { kExact, kIntegerRange, kBulkSet, kScanPage, kOneOf, kArrayOf, kDraw };
+  enum class Kind : uint8_t {
+    kExact,
+    kIntegerRange,
+    kBulkSet,
+    kScanPage,
+    kOneOf,
+    kArrayOf,
+    kDraw,
+    kBlocks,
+  };
 
   Kind kind = Kind::kExact;
   RespValue value{};                     // kExact
@@ -64,5 +75,6 @@ Expected ScanPage(std::vector<std::string> allowed);
 Expected OneOf(std::vector<Expected> alternatives);
 Expected ArrayOf(std::vector<Expected> elements);
 Expected NullArray(int resp);  // RESP2 *-1, RESP3 _
+Expected Blocks();
 
 }  // namespace keel::model
