@@ -100,6 +100,8 @@ void ModelShadow::Before(const Client& client, std::span<const std::string> args
   session_.name = client.name;
   session_.quit = false;
   context_.now_ms = env_.clock().WallUs() / 1000;
+  // The harness's client has no connection: its blocking commands cannot block.
+  context_.may_block = false;
   context_.used_memory_bytes = engine_.memory().used_bytes_total();
   context_.allocation_refused = false;
   model_.set_maxmemory_bytes(static_cast<uint64_t>(engine_.settings().maxmemory));

@@ -12,8 +12,9 @@ broken by another client's write, a transaction that others cannot interleave.
 
 A command that blocks (BLPOP on an empty list) is sent with "@N& command": the runner sends it
 and waits until each server shows the connection blocked (or its reply has arrived), without
-reading a reply. "@N<" alone reads connection N's next reply and compares it (the blocked
-command's, once another connection served it or its timeout passed).
+reading a reply. "@N<" alone reads connection N's next reply and compares it: the blocked
+command's, once another connection served it or its timeout passed, a message published to a
+subscribed connection, or the second reply of a command that has several (SUBSCRIBE a b).
 """
 
 _ESCAPES = {"n": b"\n", "r": b"\r", "t": b"\t", "b": b"\b", "a": b"\a"}
@@ -127,10 +128,11 @@ def load(path):
             if mode == "receive":
                 if command:
                     raise CaseError("%s:%d: nothing may follow @N<" % (path, number))
-                blocked = [c for c in cases if c.client == client and c.mode == "block"]
-                if not blocked:
-                    raise CaseError("%s:%d: no blocked command to receive" % (path, number))
-                cases.append(Case(path, number, stripped, blocked[-1].args, block, client,
+                earlier = [c for c in cases if c.client == client and c.mode != "receive"]
+                if not earlier:
+                    raise CaseError("%s:%d: no command on connection %d before @%d<" % (
+                        path, number, client, client))
+                cases.append(Case(path, number, stripped, earlier[-1].args, block, client,
                                   mode))
                 continue
             try:

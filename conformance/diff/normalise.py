@@ -365,6 +365,8 @@ NORMALISERS = {
     "srandmember": ("hash table order (counts that take the whole set)", sorted_elements, None),
     "spop": ("hash table order (counts that take the whole set)", sorted_elements, None),
     "sscan": ("hash table order", scan_keys, None),
+    "pubsub|channels": ("hash table order", sorted_elements, None),
+    "pubsub|shardchannels": ("hash table order", sorted_elements, None),
 }
 
 

@@ -27,6 +27,7 @@ void Registry::AddBuiltins() {
   RegisterDiagnosticCommands(*registry);
   RegisterDebugCommands(*registry);
   RegisterMultiCommands(*registry);
+  RegisterPubsubCommands(*registry);
 }
 
 const Registry& Registry::Builtin() {

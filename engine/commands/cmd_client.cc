@@ -29,6 +29,7 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   const int64_t now_ms = engine.wall_ms();
   std::string flags;
   if (client.flags & kClientMonitor) flags += 'O';
+  if (client.flags & kClientPubSub) flags += 'P';
   if (client.flags & kClientMulti) flags += 'x';
   if (client.flags & (kClientPostponed | kClientBlocked)) flags += 'b';
   if (client.flags & kClientDirtyCas) flags += 'd';
@@ -62,9 +63,11 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   AppendField(&line, "idle", (now_ms - client.last_interaction_ms) / 1000);
   AppendField(&line, "flags", flags);
   AppendField(&line, "db", client.db_index);
-  AppendField(&line, "sub", 0);
-  AppendField(&line, "psub", 0);
-  AppendField(&line, "ssub", 0);
+  const Subscriptions* subs = client.subscriptions.get();
+  AppendField(&line, "sub", subs == nullptr ? 0 : static_cast<int64_t>(subs->channels.size()));
+  AppendField(&line, "psub", subs == nullptr ? 0 : static_cast<int64_t>(subs->patterns.size()));
+  AppendField(&line, "ssub",
+              subs == nullptr ? 0 : static_cast<int64_t>(subs->shard_channels.size()));
   AppendField(&line, "multi", (client.flags & kClientMulti) ? queued : -1);
   AppendField(&line, "qbuf", query_bytes);
   AppendField(&line, "qbuf-free", query_free);
@@ -113,13 +116,17 @@ void CmdClientList(CommandContext& context) {
   // CLIENT LIST [TYPE normal|master|replica|pubsub] | [ID id [id ...]]: one filter at most.
   std::vector<int64_t> ids;
   bool only_ids = false;
-  bool none = false;  // TYPE master/replica/pubsub: Keel has no such clients yet
+  bool none = false;                // TYPE master/replica: Keel has no such clients yet
+  std::optional<bool> want_pubsub;  // TYPE pubsub lists subscribed clients, normal the others
   if (context.argc() == 4 && OptionIs(context.arg(2), "TYPE")) {
     const std::string_view type = context.arg(3);
-    if (OptionIs(type, "master") || OptionIs(type, "replica") || OptionIs(type, "slave") ||
-        OptionIs(type, "pubsub")) {
+    if (OptionIs(type, "master") || OptionIs(type, "replica") || OptionIs(type, "slave")) {
       none = true;
-    } else if (!OptionIs(type, "normal")) {
+    } else if (OptionIs(type, "pubsub")) {
+      want_pubsub = true;
+    } else if (OptionIs(type, "normal")) {
+      want_pubsub = false;
+    } else {
       // Redis formats the type as a C string: the text stops at a NUL byte.
       context.reply.Error("ERR Unknown client type '" +
                           std::string(type.substr(0, type.find('\0'))) + "'");
@@ -151,6 +158,7 @@ void CmdClientList(CommandContext& context) {
     }
   } else if (!none) {
     for (const auto& [id, client] : context.server().clients()) {
+      if (want_pubsub && ((client->flags & kClientPubSub) != 0) != *want_pubsub) continue;
       text += DescribeClient(context.server(), *client, context);
       text += '\n';
     }
@@ -162,18 +170,25 @@ void CmdClientList(CommandContext& context) {
 std::string_view CText(std::string_view text) { return text.substr(0, text.find('\0')); }
 
 // Redis's getClientTypeByName, for the types Keel's clients can have (MONITOR clients are
-// "normal"; masters, replicas and subscribers arrive later). Returns false for an unknown name.
-bool ParseClientType(std::string_view name, bool* is_normal) {
-  *is_normal = OptionIs(name, "normal");
-  return *is_normal || OptionIs(name, "slave") || OptionIs(name, "replica") ||
-         OptionIs(name, "pubsub") || OptionIs(name, "master");
+// "normal"; masters and replicas arrive later). Returns false for an unknown name.
+enum class ClientType : uint8_t { kNormal, kPubsub, kOther };
+bool ParseClientType(std::string_view name, ClientType* type) {
+  if (OptionIs(name, "normal")) {
+    *type = ClientType::kNormal;
+  } else if (OptionIs(name, "pubsub")) {
+    *type = ClientType::kPubsub;
+  } else {
+    *type = ClientType::kOther;
+    return OptionIs(name, "slave") || OptionIs(name, "replica") || OptionIs(name, "master");
+  }
+  return true;
 }
 
 struct KillFilter {
   bool old_form = false;
   std::optional<std::string_view> addr;
   std::optional<std::string_view> laddr;
-  std::optional<bool> type_is_normal;
+  std::optional<ClientType> type;
   int64_t id = 0;  // 0: any
   bool user = false;
   int64_t max_age_s = 0;  // 0: no MAXAGE filter
@@ -207,12 +222,12 @@ bool ParseKillFilter(CommandContext& context, KillFilter* filter) {
       }
       filter->id = id;
     } else if (OptionIs(option, "type")) {
-      bool is_normal = false;
-      if (!ParseClientType(value, &is_normal)) {
+      ClientType type = ClientType::kOther;
+      if (!ParseClientType(value, &type)) {
         context.reply.Error("ERR Unknown client type '" + std::string(CText(value)) + "'");
         return false;
       }
-      filter->type_is_normal = is_normal;
+      filter->type = type;
     } else if (OptionIs(option, "addr")) {
       filter->addr = CText(value);
     } else if (OptionIs(option, "laddr")) {
@@ -257,7 +272,12 @@ bool KillMatches(const KillFilter& filter, const Client& client, const CommandCo
   if (client.flags & kClientCloseAsap) return false;
   if (filter.addr && client.peer_address != *filter.addr) return false;
   if (filter.laddr && client.local_address != *filter.laddr) return false;
-  if (filter.type_is_normal && !*filter.type_is_normal) return false;
+  if (filter.type) {
+    // Redis's getClientType: a subscribed client is of type pubsub, not normal.
+    const ClientType type =
+        (client.flags & kClientPubSub) ? ClientType::kPubsub : ClientType::kNormal;
+    if (*filter.type != type) return false;
+  }
   if (filter.id != 0 && static_cast<int64_t>(client.id()) != filter.id) return false;
   if (filter.max_age_s != 0 && (context.now_ms() - client.created_ms) / 1000 < filter.max_age_s) {
     return false;

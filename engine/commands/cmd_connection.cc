@@ -11,6 +11,13 @@ void CmdPing(CommandContext& context) {
     context.reply.Error(WrongArityError(context.spec));
     return;
   }
+  // A RESP2 connection in subscribed mode reads arrays only: PING answers as a message would.
+  if ((context.client.flags & kClientPubSub) && context.reply.resp() == 2) {
+    context.reply.ArrayHeader(2);
+    context.reply.Bulk("pong");
+    context.reply.Bulk(context.argc() == 1 ? std::string_view() : context.arg(1));
+    return;
+  }
   if (context.argc() == 1) {
     context.reply.SimpleString("PONG");
   } else {
@@ -144,6 +151,7 @@ void CmdReset(CommandContext& context) {
   client.reply().set_resp(2);
   if (client.flags & kClientMonitor) context.server().RemoveMonitor(&client);
   context.server().DiscardTransaction(client);
+  context.server().pubsub().Forget(client);  // every subscription, without replies
   // Redis 7.0.15 keeps CLIENT NO-EVICT across RESET; NO-TOUCH (7.2) is cleared as 7.2 does. A
   // CLIENT REPLY SKIP in force still silences this reply, as in Redis.
   client.flags &= ~(kClientReplyOff | kClientReplySkipNext | kClientNoTouch);

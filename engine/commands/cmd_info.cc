@@ -235,12 +235,16 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
               "0");
   info.Field("keyspace_hits", keyspace_stats.keyspace_hits);
   info.Field("keyspace_misses", keyspace_stats.keyspace_misses);
-  info.Fields({"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec",
-               "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
-               "active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
-               "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
-               "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes"},
-              "0");
+  const PubSub& pubsub = context.server().pubsub();
+  info.Field("pubsub_channels", static_cast<uint64_t>(pubsub.channel_count()));
+  info.Field("pubsub_patterns", static_cast<uint64_t>(pubsub.pattern_count()));
+  info.Field("pubsubshard_channels", static_cast<uint64_t>(pubsub.shard_channel_count()));
+  info.Fields(
+      {"latest_fork_usec", "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
+       "active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
+       "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
+       "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes"},
+      "0");
   info.Field("unexpected_error_replies", stats.unexpected_error_replies);
   info.Field("total_error_replies", stats.total_error_replies);
   info.Field("dump_payload_sanitizations", "0");

@@ -12,6 +12,7 @@
 #include "engine/resp/reply_builder.h"
 #include "engine/resp/request_parser.h"
 #include "engine/server/blocked_call.h"
+#include "engine/server/pubsub.h"
 #include "engine/server/query_buffer.h"
 #include "engine/server/transaction.h"
 
@@ -46,6 +47,9 @@ enum ClientFlag : uint32_t {
   // blocked_clients. Its input waits until the command has been served, has timed out or was
   // unblocked.
   kClientBlocked = 1u << 17,
+  // Subscribed to a channel or pattern (CLIENT LIST 'P'): in RESP2 it may only (un)subscribe,
+  // PING, QUIT and RESET.
+  kClientPubSub = 1u << 18,
 };
 
 class Client {
@@ -85,6 +89,8 @@ class Client {
   std::unique_ptr<Transaction> transaction;
   // The command it waits with while kClientBlocked; null otherwise.
   std::unique_ptr<BlockedCall> blocked;
+  // Its channels and patterns (null until it first subscribes).
+  std::unique_ptr<Subscriptions> subscriptions;
 
  private:
   uint64_t id_;

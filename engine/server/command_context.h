@@ -87,6 +87,9 @@ class CommandContext {
   // 7.0 serves it from (empty otherwise).
   std::string_view serving_key() const { return engine_.serving_key(client); }
 
+  // Whether this command runs inside MULTI/EXEC.
+  bool in_transaction() const { return (engine_.current_call().flags & kCallInMulti) != 0; }
+
   // The whole Engine: for the server families only (CLIENT, CONFIG, INFO, DEBUG, ...).
   Engine& server() const { return engine_; }
 

@@ -121,6 +121,16 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
       multi_roles_[spec->id] = MultiRole::kOomExempt;
     }
   }
+  // Redis's processCommand: what a RESP2 client may run while subscribed.
+  pubsub_allowed_.assign(registry_.all().size(), false);
+  for (const CommandSpec* spec : registry_.all()) {
+    static constexpr std::string_view kAllowed[] = {"ping",         "subscribe",    "ssubscribe",
+                                                    "unsubscribe",  "sunsubscribe", "psubscribe",
+                                                    "punsubscribe", "quit",         "reset"};
+    for (std::string_view name : kAllowed) {
+      if (spec->full_name == name) pubsub_allowed_[spec->id] = true;
+    }
+  }
   RefreshKeyspaceSettings();
   BeginTimeSlice();
   start_monotonic_us_ = mono_now_us_;
@@ -129,6 +139,7 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
 }
 
 Engine::~Engine() {
+  if (notifier_observing_) keyspace_.RemoveObserver(&notifier_);
   clients_.clear();  // returns reply chunks before the pool goes away
 }
 
@@ -154,6 +165,15 @@ void Engine::RefreshKeyspaceSettings() {
   const uint32_t classes = values.notify_keyspace_classes;
   next.notify_classes = (classes & (kNotifyKeyspace | kNotifyKeyevent)) != 0 ? classes : 0;
   keyspace_.set_settings(next);
+  const bool notify = next.notify_classes != 0;
+  if (notify != notifier_observing_) {
+    if (notify) {
+      keyspace_.AddObserver(&notifier_);
+    } else {
+      keyspace_.RemoveObserver(&notifier_);
+    }
+    notifier_observing_ = notify;
+  }
 }
 
 void Engine::BeginTimeSlice() {
@@ -193,6 +213,7 @@ void Engine::FreeClient(Client* client) {
     client->flags &= ~kClientBlocked;
   }
   DiscardTransaction(*client);
+  pubsub_.Forget(*client);
   const size_t erased = clients_.erase(client->id());
   KEEL_ASSERT(erased == 1);
 }
@@ -332,6 +353,16 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   if ((client.flags & kClientMonitor) &&
       (EffectiveFlags(client, spec) & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
     return errors::kReplicaKeyspace;
+  }
+  // A RESP2 connection in subscribed mode reads only pushes: it may only change its
+  // subscriptions, PING, QUIT and RESET. RESP3 has no such limit.
+  if ((client.flags & kClientPubSub) && client.reply().resp() == 2 && !pubsub_allowed_[spec.id]) {
+    refusal_ = "ERR Can't execute '";
+    refusal_ += spec.full_name;
+    refusal_ +=
+        "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+        "context";
+    return refusal_;
   }
   return {};
 }
@@ -602,6 +633,35 @@ void Engine::RecordDuration(Client& client, const CommandSpec& spec,
                     values.slowlog_log_slower_than, values.slowlog_max_len);
     }
     if (to_monitors) FeedMonitors(client, shown);
+  }
+}
+
+// --- Pub/sub ----------------------------------------------------------------------------------
+
+size_t Engine::Publish(std::string_view channel, std::string_view message, bool shard) {
+  return pubsub_.Publish(channel, message, shard, [this](Client& receiver) {
+    if (!(receiver.flags & kClientWakeupQueued)) {
+      receiver.flags |= kClientWakeupQueued;
+      output_wakeups_.push_back(receiver.id());
+    }
+  });
+}
+
+void Engine::Notifier::KeyEventFired(int db_index, uint32_t /*type_class*/, std::string_view event,
+                                     std::string_view key) {
+  // Redis's notifyKeyspaceEvent: __keyspace@<db>__:<key> carries the event, then
+  // __keyevent@<db>__:<event> carries the key, as K and E ask.
+  const uint32_t classes = engine_.keyspace_.settings().notify_classes;
+  const std::string db = Int64ToString(db_index);
+  if (classes & kNotifyKeyspace) {
+    std::string channel = "__keyspace@" + db + "__:";
+    channel.append(key);
+    engine_.Publish(channel, event, false);
+  }
+  if (classes & kNotifyKeyevent) {
+    std::string channel = "__keyevent@" + db + "__:";
+    channel.append(event);
+    engine_.Publish(channel, key, false);
   }
 }
 

@@ -35,6 +35,7 @@
 #include "engine/server/client.h"
 #include "engine/server/config.h"
 #include "engine/server/latency.h"
+#include "engine/server/pubsub.h"
 #include "engine/server/slowlog.h"
 #include "engine/server/stats.h"
 #include "engine/server/watch.h"
@@ -271,6 +272,12 @@ class Engine : public ErrorObserver {
     return client.blocked != nullptr ? client.blocked->serving_key : std::string_view();
   }
 
+  // --- Pub/sub (pubsub.h) -----------------------------------------------------------------
+  PubSub& pubsub() { return pubsub_; }
+  // Delivers `message` on `channel` (a shard channel for SPUBLISH) to its subscribers and the
+  // matching patterns, waking their outputs; returns how many received it.
+  size_t Publish(std::string_view channel, std::string_view message, bool shard);
+
   // --- MONITOR -----------------------------------------------------------------------------
   void AddMonitor(Client* client);
   void RemoveMonitor(Client* client);
@@ -407,6 +414,22 @@ class Engine : public ErrorObserver {
   WatchTable watches_;
   BlockingTable blocking_;
   std::vector<uint64_t> unblocked_;
+  PubSub pubsub_;
+  // Publishes keyspace notifications (notify-keyspace-events with K or E); a keyspace observer
+  // only while they are enabled, so that writes pay nothing for them otherwise.
+  class Notifier final : public KeyspaceObserver {
+   public:
+    explicit Notifier(Engine& engine) : engine_(engine) {}
+    void KeyEventFired(int db_index, uint32_t type_class, std::string_view event,
+                       std::string_view key) override;
+
+   private:
+    Engine& engine_;
+  };
+  Notifier notifier_{*this};
+  bool notifier_observing_ = false;
+  std::vector<bool> pubsub_allowed_;    // by CommandSpec::id: runs in RESP2's subscribed mode
+  std::string refusal_;                 // a formatted refusal CheckAllowed returns a view of
   std::vector<MultiRole> multi_roles_;  // by CommandSpec::id
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;

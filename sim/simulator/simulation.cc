@@ -376,9 +376,11 @@ void Simulation::NoticeCloses(uint64_t refused_before, uint64_t limit_closes_bef
     record.closed = true;
     if (record.cut) {
       finished.push_back(id);  // its client left it already
-    } else if (record.session.quit) {
+    } else if (record.session.quit && !refused) {
       record.close_reason = ConnectionRecord::CloseReason::kQuit;
     } else if (refused) {
+      // Also after a QUIT: a refused allocation may have taken its reply (seed 1919: the
+      // reply chunk for QUIT's +OK was refused, and the connection closed without it).
       record.close_reason = ConnectionRecord::CloseReason::kFault;
       trace_.Record(TraceKind::kNote, id, 0, "closed by the server after a refused allocation");
     } else if (limit_closes > 0) {

@@ -1,0 +1,107 @@
+// Tests for pub/sub (cmd_pubsub.cc, engine/server/pubsub.h): delivery in subscription order, in
+// RESP2 arrays and RESP3 pushes, subscribed mode, disconnection and RESET, and keyspace
+// notifications. Every reply was compared with redis-server 7.0 (conformance/cases/pubsub.txt).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/testing/fixtures.h"
+
+namespace keel::testing {
+namespace {
+
+using Replies = std::vector<RespValue>;
+
+class PubSubTest : public ServerTest {
+ protected:
+  sim::SimNetwork& net() { return env_.sim_network(); }
+  Replies Received(sim::SimClientId client) { return DecodeAll(net().Receive(client)); }
+  Replies Ask(sim::SimClientId client, std::initializer_list<std::string_view> args) {
+    return Exchange(client, Request(args));
+  }
+  static RespValue Message(std::string_view channel, std::string_view text) {
+    return Array({Bulk("message"), Bulk(channel), Bulk(text)});
+  }
+};
+
+TEST_F(PubSubTest, SubscribersReceiveInSubscriptionOrderAndPublishCountsThem) {
+  const sim::SimClientId first = Connect();
+  const sim::SimClientId second = Connect();
+  const sim::SimClientId publisher = Connect();
+  EXPECT_EQ(Ask(first, {"subscribe", "a", "b"}),
+            (Replies{Array({Bulk("subscribe"), Bulk("a"), Int(1)}),
+                     Array({Bulk("subscribe"), Bulk("b"), Int(2)})}));
+  EXPECT_EQ(Ask(second, {"psubscribe", "a*"}),
+            Replies{Array({Bulk("psubscribe"), Bulk("a*"), Int(1)})});
+  EXPECT_EQ(Ask(publisher, {"publish", "a", "hi"}), Replies{Int(2)});
+  EXPECT_EQ(Received(first), Replies{Message("a", "hi")});
+  EXPECT_EQ(Received(second),
+            Replies{Array({Bulk("pmessage"), Bulk("a*"), Bulk("a"), Bulk("hi")})});
+  EXPECT_EQ(Ask(publisher, {"publish", "b", "x"}), Replies{Int(1)});
+  EXPECT_EQ(Ask(publisher, {"publish", "c", "x"}), Replies{Int(0)});
+  EXPECT_EQ(Received(first), Replies{Message("b", "x")});
+  EXPECT_EQ(Received(second), Replies{});
+  const std::string info = Ask(publisher, {"info", "stats"}).at(0).text;
+  EXPECT_NE(info.find("pubsub_channels:2\r\npubsub_patterns:1\r\n"), std::string::npos) << info;
+}
+
+TEST_F(PubSubTest, ARespTwoSubscriberMayOnlySubscribePingQuitOrReset) {
+  const sim::SimClientId client = Connect();
+  Ask(client, {"subscribe", "a"});
+  EXPECT_EQ(Ask(client, {"get", "k"}),
+            Replies{Err("ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
+                        "QUIT / RESET are allowed in this context")});
+  EXPECT_EQ(Ask(client, {"ping"}), Replies{Array({Bulk("pong"), Bulk("")})});
+  EXPECT_EQ(Ask(client, {"unsubscribe"}), Replies{Array({Bulk("unsubscribe"), Bulk("a"), Int(0)})});
+  EXPECT_EQ(Ask(client, {"get", "k"}), Replies{NilBulk()});
+  // RESP3 has no such mode: commands run, and messages are pushes.
+  const sim::SimClientId modern = Connect();
+  Ask(modern, {"hello", "3"});
+  Ask(modern, {"subscribe", "a"});
+  EXPECT_EQ(Ask(modern, {"get", "k"}), Replies{Null()});
+  net().Send(client, Request({"publish", "a", "pushed"}));
+  Settle();
+  EXPECT_EQ(Received(client), Replies{Int(1)});
+  const Replies pushed = Received(modern);
+  ASSERT_EQ(pushed.size(), 1u);
+  EXPECT_EQ(pushed[0].type, RespType::kPush);
+  EXPECT_EQ(pushed[0].elements.size(), 3u);
+}
+
+TEST_F(PubSubTest, DisconnectingAndResetLeaveEverySubscription) {
+  const sim::SimClientId leaver = Connect();
+  const sim::SimClientId resetter = Connect();
+  const sim::SimClientId publisher = Connect();
+  Ask(leaver, {"subscribe", "a"});
+  Ask(resetter, {"psubscribe", "*"});
+  Ask(resetter, {"ssubscribe", "s"});
+  EXPECT_EQ(Ask(resetter, {"reset"}), Replies{Status("RESET")});
+  net().CloseClient(leaver);
+  Settle();
+  EXPECT_EQ(Ask(publisher, {"publish", "a", "x"}), Replies{Int(0)});
+  EXPECT_EQ(Ask(publisher, {"spublish", "s", "x"}), Replies{Int(0)});
+  EXPECT_EQ(Ask(publisher, {"pubsub", "numpat"}), Replies{Int(0)});
+  EXPECT_EQ(Ask(publisher, {"pubsub", "channels"}), Replies{Array({})});
+  EXPECT_EQ(Received(resetter), Replies{});
+}
+
+TEST_F(PubSubTest, KeyspaceNotificationsArePublishedOnlyWhileEnabled) {
+  const sim::SimClientId listener = Connect();
+  const sim::SimClientId writer = Connect();
+  Ask(listener, {"psubscribe", "__key*__:*"});
+  EXPECT_EQ(Ask(writer, {"set", "k", "v"}), Replies{Ok()});
+  EXPECT_EQ(Received(listener), Replies{});
+  EXPECT_EQ(Ask(writer, {"config", "set", "notify-keyspace-events", "K$"}), Replies{Ok()});
+  EXPECT_EQ(Ask(writer, {"set", "k", "w"}), Replies{Ok()});
+  EXPECT_EQ(Received(listener), (Replies{Array({Bulk("pmessage"), Bulk("__key*__:*"),
+                                                Bulk("__keyspace@0__:k"), Bulk("set")})}));
+  EXPECT_EQ(Ask(writer, {"del", "k"}), Replies{Int(1)});  // g is not enabled
+  EXPECT_EQ(Received(listener), Replies{});
+  EXPECT_EQ(Ask(writer, {"config", "set", "notify-keyspace-events", ""}), Replies{Ok()});
+  EXPECT_EQ(Ask(writer, {"set", "k", "v"}), Replies{Ok()});
+  EXPECT_EQ(Received(listener), Replies{});
+}
+
+}  // namespace
+}  // namespace keel::testing
