@@ -20,6 +20,7 @@ void Registry::AddBuiltins() {
   RegisterListCommands(*registry);
   RegisterListMoveCommands(*registry);
   RegisterSetCommands(*registry);
+  RegisterHashCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

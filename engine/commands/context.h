@@ -82,6 +82,7 @@ void RegisterLcsCommands(Registry& registry);
 void RegisterListCommands(Registry& registry);
 void RegisterListMoveCommands(Registry& registry);  // LMOVE, RPOPLPUSH, LMPOP
 void RegisterSetCommands(Registry& registry);
+void RegisterHashCommands(Registry& registry);
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
