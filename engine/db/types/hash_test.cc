@@ -84,7 +84,9 @@ TEST_F(HashValueTest, LargeHashThroughGrowthUpdatesAndShrinking) {
   ASSERT_TRUE(hash->Get("field:4", &value));
   EXPECT_EQ(value, "4");
   for (int i = 0; i < kCount; i++) {
-    if (i % 50 != 0) ASSERT_TRUE(hash->Remove("field:" + std::to_string(i), memory_));
+    if (i % 50 != 0) {
+      ASSERT_TRUE(hash->Remove("field:" + std::to_string(i), memory_));
+    }
   }
   EXPECT_EQ(hash->size(), static_cast<size_t>(kCount / 50));
   EXPECT_TRUE(hash->CheckInvariants());
