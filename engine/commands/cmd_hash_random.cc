@@ -218,7 +218,7 @@ constexpr CommandDef kHashRandomCommands[] = {
      .since = "2.8.0",
      .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command "
                    "calls for the cursor to return back to 0. N is the number of elements inside "
-                   "the collection.",
+                   "the collection..",
      .summary = "Incrementally iterate hash fields and associated values",
      .args = "key:key#0 cursor:integer ?pattern:pattern=MATCH ?count:integer=COUNT",
      .handler = CmdHscan,

@@ -66,6 +66,10 @@ bool TooMuchDead(size_t dead, size_t used) { return dead > 4096 && dead > used /
 
 }  // namespace
 
+// A small hash is this header and its arena: the header fits a 64-byte malloc chunk (glibc adds
+// 8 bytes), which keeps 100,000 hashes of 10 fields within Redis's memory (bench mem-hash-*).
+static_assert(sizeof(HashValue) <= 56);
+
 // ---------------------------------------------------------------------------------------------
 // Records.
 
@@ -165,8 +169,6 @@ HashValue* HashValue::Clone(const HashValue& hash, MemoryAccountant& memory) {
     ok = copy->slots_ != nullptr;
     if (ok) {
       std::memcpy(copy->slots_, hash.slots_, bytes);
-      copy->home_slots_ = hash.home_slots_;
-      copy->overflow_slots_ = hash.overflow_slots_;
       copy->home_shift_ = hash.home_shift_;
     }
   }
@@ -300,7 +302,7 @@ HashValue::SetOutcome HashValue::TableSet(std::string_view field, std::string_vi
     // An arena that must grow anyway is compacted instead when it is mostly dead.
     if (arena_used_ + record_bytes > arena_capacity_ &&
         TooMuchDead(arena_dead_ + (old.end - offset), arena_used_)) {
-      if (!Rebuild(__builtin_ctzll(static_cast<uint64_t>(home_slots_)), memory)) {
+      if (!Rebuild(64 - home_shift_, memory)) {
         return SetOutcome::kOutOfMemory;
       }
       return TableSet(field, value, memory);
@@ -312,7 +314,7 @@ HashValue::SetOutcome HashValue::TableSet(std::string_view field, std::string_vi
     arena_dead_ += dead;
     return SetOutcome::kUpdated;
   }
-  if (Overloaded(fields_ + 1, home_slots_) ||
+  if (Overloaded(fields_ + 1, home_slots()) ||
       (arena_used_ + record_bytes > arena_capacity_ && TooMuchDead(arena_dead_, arena_used_))) {
     if (!Rebuild(BitsFor(fields_ + 1), memory)) return SetOutcome::kOutOfMemory;
   }
@@ -349,17 +351,17 @@ bool HashValue::Remove(std::string_view field, MemoryAccountant& memory) {
   fields_--;
   // Keep the table at least 1/16 full (random draws probe slots) and the arena at least half
   // live; either rebuild may be refused, which only costs space.
-  if (home_slots_ > 64 && fields_ * 16 < home_slots_) {
+  if (home_slots() > 64 && fields_ * 16 < home_slots()) {
     (void)Rebuild(BitsFor(fields_), memory);
   } else if (TooMuchDead(arena_dead_, arena_used_)) {
-    (void)Rebuild(__builtin_ctzll(static_cast<uint64_t>(home_slots_)), memory);
+    (void)Rebuild(64 - home_shift_, memory);
   }
   return true;
 }
 
 bool HashValue::Reserve(size_t more_fields, size_t more_bytes, MemoryAccountant& memory) {
   KEEL_ASSERT(!is_listpack());
-  if (Overloaded(fields_ + more_fields, home_slots_) &&
+  if (Overloaded(fields_ + more_fields, home_slots()) &&
       !Rebuild(BitsFor(fields_ + more_fields), memory)) {
     return false;
   }
@@ -453,7 +455,7 @@ size_t HashValue::NextBoundary(size_t slot) const {
 bool HashValue::Rebuild(int bits, MemoryAccountant& memory) {
   const size_t homes = size_t{1} << bits;
   // Room past the last home for the runs that start near it (see set.cc).
-  const size_t overflow = 32 + homes / 8;
+  const size_t overflow = OverflowFor(homes);
   const size_t slots = homes + overflow;
   auto* table =
       static_cast<uint64_t*>(memory.AllocateZeroed(slots * sizeof(uint64_t), MemoryUse::kKeyspace));
@@ -475,8 +477,6 @@ bool HashValue::Rebuild(int bits, MemoryAccountant& memory) {
   const size_t old_arena_used = arena_used_;
   const size_t old_arena_capacity = arena_capacity_;
   slots_ = table;
-  home_slots_ = static_cast<uint32_t>(homes);
-  overflow_slots_ = static_cast<uint32_t>(overflow);
   home_shift_ = static_cast<uint8_t>(64 - bits);
   arena_ = arena;
   arena_capacity_ = live > 0 ? capacity : 0;

@@ -119,7 +119,13 @@ class HashValue {
 
   uint64_t HashOf(std::string_view field) const;
   size_t HomeOf(uint64_t hash) const { return static_cast<size_t>(hash >> home_shift_); }
-  size_t slot_count() const { return home_slots_ + overflow_slots_; }
+  // The table's size follows from its shift: 2^(64 - shift) homes and the overflow area past
+  // them (32 + homes / 8 slots, room for the runs that start near the last home).
+  size_t home_slots() const { return slots_ == nullptr ? 0 : size_t{1} << (64 - home_shift_); }
+  static size_t OverflowFor(size_t homes) { return 32 + homes / 8; }
+  size_t slot_count() const {
+    return slots_ == nullptr ? 0 : home_slots() + OverflowFor(home_slots());
+  }
   size_t SlotHome(size_t index) const;
   size_t Locate(std::string_view field, uint64_t hash) const;
   bool TableInsert(size_t offset, uint64_t hash);
@@ -137,8 +143,6 @@ class HashValue {
   size_t arena_capacity_ = 0;
   size_t arena_dead_ = 0;  // bytes of replaced or removed records (hashtable only)
   uint32_t fields_ = 0;
-  uint32_t home_slots_ = 0;
-  uint32_t overflow_slots_ = 0;
   uint8_t home_shift_ = 64;
 };
 
@@ -181,7 +185,7 @@ uint64_t HashValue::Scan(uint64_t cursor, size_t count, Visit&& visit) const {
     // Fields displaced here from before the cursor's home were visited already.
     if (HashOf(pair.field) >= cursor) visit(pair.field, pair.value);
   }
-  if (stop >= home_slots_) return 0;
+  if (stop >= home_slots()) return 0;
   return static_cast<uint64_t>(stop) << home_shift_;
 }
 
