@@ -73,6 +73,10 @@ Value* HashForWrite(Call& call, const std::string& key) {
   return call.Lookup(key);
 }
 
+// Redis's signalModifiedKey after a hash write: WATCH sees it even when the value is unchanged
+// (HSET of the same value, HINCRBY by 0).
+void Written(Call& call, const std::string& key) { call.model.MarkWritten(call.session.db, key); }
+
 std::vector<std::string> Flat(const FieldPairs& pairs) {
   std::vector<std::string> flat;
   for (const auto& [field, value] : pairs) {
@@ -101,6 +105,7 @@ Expected Hset(Call& call) {
   for (size_t i = 2; i + 1 < call.args.size(); i += 2) {
     created += SetField(*hash, call.args[i], call.args[i + 1]) ? 1 : 0;
   }
+  Written(call, call.args[1]);
   if (std::tolower(static_cast<unsigned char>(call.args[0][1])) == 's') return Integer(created);
   return Ok();
 }
@@ -113,6 +118,7 @@ Expected Hsetnx(Call& call) {
   if (call.context.allocation_refused) return Error(kOomError);
   hash = HashForWrite(call, call.args[1]);
   SetField(*hash, call.args[2], call.args[3]);
+  Written(call, call.args[1]);
   return Integer(1);
 }
 
@@ -152,6 +158,7 @@ Expected Hdel(Call& call) {
     hash->hash.erase(it);
     deleted++;
   }
+  if (deleted > 0) Written(call, call.args[1]);
   if (hash->hash.empty()) call.db().erase(call.args[1]);
   return Integer(deleted);
 }
@@ -229,6 +236,7 @@ Expected Hincrby(Call& call) {
   value += increment;
   hash = HashForWrite(call, call.args[1]);
   SetField(*hash, call.args[2], std::to_string(value));
+  Written(call, call.args[1]);
   return Integer(value);
 }
 
@@ -280,6 +288,7 @@ Expected Hincrbyfloat(Call& call) {
   const std::string text = FormatHuman(value);
   hash = HashForWrite(call, call.args[1]);
   SetField(*hash, call.args[2], text);
+  Written(call, call.args[1]);
   return Bulk(text);
 }
 
