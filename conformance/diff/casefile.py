@@ -9,6 +9,11 @@ runner uses on each server (CLIENT LIST ID, CLIENT KILL ID).
 A line may start with "@N " (N from 1 to 9) to send its command on the runner's N-th connection
 to each server (opened when first used; the default is @1), for what takes two clients: WATCH
 broken by another client's write, a transaction that others cannot interleave.
+
+A command that blocks (BLPOP on an empty list) is sent with "@N& command": the runner sends it
+and waits until each server shows the connection blocked (or its reply has arrived), without
+reading a reply. "@N<" alone reads connection N's next reply and compares it (the blocked
+command's, once another connection served it or its timeout passed).
 """
 
 _ESCAPES = {"n": b"\n", "r": b"\r", "t": b"\t", "b": b"\b", "a": b"\a"}
@@ -81,13 +86,16 @@ def split_args(line):
 class Case:
     """One command of a case file."""
 
-    def __init__(self, path, line_number, text, args, block, client=1):
+    def __init__(self, path, line_number, text, args, block, client=1, mode="call"):
         self.path = path
         self.line_number = line_number
         self.text = text      # the line as written, for reports
         self.args = args      # list of bytes
         self.block = block    # the comment heading the block, for reports
         self.client = client  # which of the runner's connections sends it (1 to 9)
+        # "call": send and compare the reply; "block": send a command that blocks; "receive":
+        # compare the next reply of the connection (args: the blocked command, for reports).
+        self.mode = mode
 
 
 def load(path):
@@ -110,17 +118,28 @@ def load(path):
                 continue
             client = 1
             command = stripped
+            mode = "call"
             if len(command) > 2 and command[0] == "@" and command[1] in "123456789" \
-                    and command[2].isspace():
+                    and (command[2].isspace() or command[2] in "&<"):
                 client = int(command[1])
+                mode = {"&": "block", "<": "receive"}.get(command[2], "call")
                 command = command[3:].strip()
+            if mode == "receive":
+                if command:
+                    raise CaseError("%s:%d: nothing may follow @N<" % (path, number))
+                blocked = [c for c in cases if c.client == client and c.mode == "block"]
+                if not blocked:
+                    raise CaseError("%s:%d: no blocked command to receive" % (path, number))
+                cases.append(Case(path, number, stripped, blocked[-1].args, block, client,
+                                  mode))
+                continue
             try:
                 args = split_args(command)
             except CaseError as error:
                 raise CaseError("%s:%d: %s" % (path, number, error)) from None
             if not args:
                 raise CaseError("%s:%d: no command after the connection" % (path, number))
-            cases.append(Case(path, number, stripped, args, block, client))
+            cases.append(Case(path, number, stripped, args, block, client, mode))
     return cases
 
 

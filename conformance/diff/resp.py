@@ -59,6 +59,10 @@ class Reader:
         self._pos = 0
         self._start = 0
 
+    def has_buffered(self):
+        """Whether bytes not parsed yet are buffered."""
+        return self._pos < len(self._buf)
+
     def _fill(self):
         try:
             chunk = self._sock.recv(65536)

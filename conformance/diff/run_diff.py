@@ -17,10 +17,13 @@ error, 77 when redis-server is not installed (ctest reports the test as skipped)
 import argparse
 import difflib
 import os
+import re
+import select
 import shutil
 import socket
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -119,6 +122,20 @@ class Connection:
             return True
         except OSError:
             return False
+
+    def blocked_or_answered(self, admin, client_id):
+        """Waits (at most REPLY_TIMEOUT_S) until this connection's command shows as blocked in
+        CLIENT LIST (asked on `admin`) or its reply has arrived; returns False if neither."""
+        deadline = time.monotonic() + REPLY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.reader.has_buffered() or select.select([self.sock], [], [], 0)[0]:
+                return True
+            raw, _ = admin.call([b"CLIENT", b"LIST", b"ID", client_id])
+            flags = re.search(rb" flags=(\S*) ", raw)
+            if flags and b"b" in flags.group(1):
+                return True
+            time.sleep(0.005)
+        return False
 
     def call_ok(self, args, expected):
         raw, _ = self.call(args)
@@ -219,6 +236,7 @@ def run_file(redis, keel, cases, proto, keep_going):
     compared = 0
     # client number -> ([redis connection, keel connection], [their CLIENT IDs])
     clients = {}
+    admins = []  # one more connection per server, to see whether a command blocked
 
     def open_client(number):
         pair = [Connection(redis), Connection(keel)]
@@ -248,7 +266,21 @@ def run_file(redis, keel, cases, proto, keep_going):
                 open_client(number)
                 continue
             pair, ids = clients[number]
-            replies = [c.call(substitute(args, ids[i])) for i, c in enumerate(pair)]
+            mode = case.mode if case is not None else "call"
+            if mode == "block":
+                if not admins:
+                    admins.extend(Connection(server) for server in (redis, keel))
+                for i, connection in enumerate(pair):
+                    connection.send(substitute(args, ids[i]))
+                for i, connection in enumerate(pair):
+                    if not connection.blocked_or_answered(admins[i], ids[i]):
+                        raise SetupError("%s:%d: %r neither blocked nor answered on %s" % (
+                            case.path, case.line_number, case.text, (redis, keel)[i].label))
+                continue
+            if mode == "receive":
+                replies = [c.receive() for c in pair]
+            else:
+                replies = [c.call(substitute(args, ids[i])) for i, c in enumerate(pair)]
             compared += 1
             (redis_form, note), (keel_form, _) = (compare_form(args, *r) for r in replies)
             if redis_form != keel_form:
@@ -259,6 +291,8 @@ def run_file(redis, keel, cases, proto, keep_going):
         for pair, _ in clients.values():
             for connection in pair:
                 connection.close()
+        for connection in admins:
+            connection.close()
     return differences, compared
 
 

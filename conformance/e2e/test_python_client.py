@@ -10,6 +10,7 @@
 #   /usr/bin/python3 -B test_python_client.py --server build/asan/io/keel-server --case session
 import sys
 import threading
+import time
 
 import keel_harness as h
 
@@ -318,6 +319,92 @@ def test_watch_retry():
     h.check_equal(keel_result, redis_result, "the counter, keel vs redis")
 
 
+QUEUE_JOBS = 200
+QUEUE_WORKERS = 3
+
+
+def queues(server):
+    """The queue patterns of job libraries (RQ, Celery's Redis transport, Sidekiq): blocking
+    pops with timeouts, and a reliable queue where workers BLMOVE each job to a processing list
+    and remove it when done. Every job must be processed exactly once."""
+    r = client(server)
+    r.flushall()
+    # BLPOP and BRPOP through redis-py: a timeout gives None, a waiting pop is served by a push.
+    h.check_equal(r.blpop(["nothing"], timeout=0.1), None, "BLPOP timing out")
+    h.check_equal(r.brpop(["nothing"], timeout=0.1), None, "BRPOP timing out")
+    h.check_equal(r.rpush("q", "a", "b"), 2, "RPUSH")
+    h.check_equal(r.blpop(["empty", "q"], timeout=1), (b"q", b"a"), "BLPOP at once")
+    h.check_equal(r.brpoplpush("q", "done", timeout=1), b"b", "BRPOPLPUSH at once")
+    waiter = client(server)
+    result = {}
+    thread = threading.Thread(
+        target=lambda: result.update(popped=waiter.brpop(["jobs"], timeout=5)))
+    thread.start()
+    for _ in range(500):
+        if int(r.info("clients")["blocked_clients"]) == 1:
+            break
+        time.sleep(0.01)
+    h.check_equal(int(r.info("clients")["blocked_clients"]), 1, "blocked_clients while waiting")
+    r.lpush("jobs", "wake")
+    thread.join(10)
+    h.check_equal(result.get("popped"), (b"jobs", b"wake"), "BRPOP served by a later LPUSH")
+    waiter.close()
+
+    # The reliable queue: a producer pushes jobs while workers block for them.
+    processed = []
+    lock = threading.Lock()
+    failures = []
+
+    def worker(number):
+        mine = client(server)
+        try:
+            while True:
+                job = mine.blmove("pending", f"processing:{number}", timeout=2,
+                                  src="RIGHT", dest="LEFT")
+                if job is None:
+                    return  # the queue stayed empty for two seconds: done
+                if job == b"stop":
+                    mine.lrem(f"processing:{number}", 1, job)
+                    return
+                with lock:
+                    processed.append(job)
+                mine.lrem(f"processing:{number}", 1, job)
+        except Exception as error:  # reported below
+            failures.append(f"worker {number}: {error!r}")
+        finally:
+            mine.close()
+
+    workers = [threading.Thread(target=worker, args=(n,)) for n in range(QUEUE_WORKERS)]
+    for thread in workers:
+        thread.start()
+    producer = client(server)
+    for job in range(QUEUE_JOBS):
+        producer.lpush("pending", f"job-{job}")
+    for _ in range(QUEUE_WORKERS):
+        producer.lpush("pending", "stop")
+    for thread in workers:
+        thread.join(60)
+    h.check(not any(thread.is_alive() for thread in workers), "a queue worker did not finish")
+    h.check_equal(failures, [], "failures of the queue workers")
+    h.check_equal(sorted(processed), sorted(f"job-{n}".encode() for n in range(QUEUE_JOBS)),
+                  "every job processed exactly once")
+    h.check_equal([r.llen(f"processing:{n}") for n in range(QUEUE_WORKERS)],
+                  [0] * QUEUE_WORKERS, "processing lists emptied")
+    h.check_equal(r.llen("pending"), 0, "the pending queue emptied")
+    # BLMPOP through execute_command (redis-py 4.3 has no helper for it).
+    r.rpush("m", 1, 2, 3)
+    h.check_equal(r.execute_command("BLMPOP", 1, 2, "none", "m", "LEFT", "COUNT", 2),
+                  [b"m", [b"1", b"2"]], "BLMPOP at once")
+    producer.close()
+    r.close()
+    return len(processed)
+
+
+def test_queues():
+    redis_result, keel_result = h.on_redis_then_keel(queues)
+    h.check_equal(keel_result, redis_result, "jobs processed, keel vs redis")
+
+
 def test_resp3():
     import inspect
     if "protocol" not in inspect.signature(redis.Redis.__init__).parameters:
@@ -334,7 +421,8 @@ def test_resp3():
 
 
 CASES = {"session": test_session, "pipelines": test_pipelines, "pool": test_pool,
-         "transactions": test_transactions, "watch_retry": test_watch_retry, "resp3": test_resp3}
+         "transactions": test_transactions, "watch_retry": test_watch_retry, "resp3": test_resp3,
+         "queues": test_queues}
 
 if __name__ == "__main__":
     if redis is None:

@@ -19,6 +19,7 @@ void Registry::AddBuiltins() {
   RegisterLcsCommands(*registry);
   RegisterListCommands(*registry);
   RegisterListMoveCommands(*registry);
+  RegisterListBlockingCommands(*registry);
   RegisterSetCommands(*registry);
   RegisterHashCommands(*registry);
   RegisterServerCommands(*registry);

@@ -1,5 +1,5 @@
 // CLIENT: connection introspection and control: ID, SETNAME, GETNAME, INFO, LIST, KILL, PAUSE,
-// UNPAUSE, REPLY, NO-EVICT, NO-TOUCH and HELP. Tracking, caching and UNBLOCK arrive with the
+// UNPAUSE, UNBLOCK, REPLY, NO-EVICT, NO-TOUCH and HELP. Tracking and caching arrive with the
 // features they serve.
 #include <iterator>
 #include <optional>
@@ -30,7 +30,7 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   std::string flags;
   if (client.flags & kClientMonitor) flags += 'O';
   if (client.flags & kClientMulti) flags += 'x';
-  if (client.flags & kClientPostponed) flags += 'b';
+  if (client.flags & (kClientPostponed | kClientBlocked)) flags += 'b';
   if (client.flags & kClientDirtyCas) flags += 'd';
   if (client.flags & kClientCloseAfterReply) flags += 'c';
   if (client.flags & kClientCloseAsap) flags += 'A';
@@ -333,6 +333,31 @@ void CmdClientUnpause(CommandContext& context) {
   context.reply.Ok();
 }
 
+// CLIENT UNBLOCK client-id [TIMEOUT|ERROR]: the reason is checked before the id, as in Redis.
+void CmdClientUnblock(CommandContext& context) {
+  if (context.argc() > 4) {
+    context.reply.Error(SubcommandSyntaxError(context.arg(0), context.arg(1)));
+    return;
+  }
+  bool with_error = false;
+  if (context.argc() == 4) {
+    if (OptionIs(context.arg(3), "error")) {
+      with_error = true;
+    } else if (!OptionIs(context.arg(3), "timeout")) {
+      context.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      return;
+    }
+  }
+  int64_t id = 0;
+  if (!ParseStrictInt64(context.arg(2), &id)) {
+    context.reply.Error(errors::kNotInteger);
+    return;
+  }
+  Client* target = id > 0 ? context.server().FindClient(static_cast<uint64_t>(id)) : nullptr;
+  const bool unblocked = target != nullptr && context.server().UnblockClient(*target, with_error);
+  context.reply.Integer(unblocked ? 1 : 0);
+}
+
 void CmdClientReply(CommandContext& context) {
   Client& client = context.client;
   const std::string_view mode = context.arg(2);
@@ -406,6 +431,8 @@ void CmdClientHelp(CommandContext& context) {
       "    Control the replies sent to the current connection.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "NO-TOUCH (ON|OFF)",
@@ -531,6 +558,17 @@ constexpr CommandDef kClientCommands[] = {
      .summary = "Resume processing of clients that were paused",
      .args = "",
      .handler = CmdClientUnpause},
+    {.name = "client|unblock",
+     .arity = -3,
+     .flags = "admin noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "5.0.0",
+     .complexity = "O(log N) where N is the number of client connections",
+     .summary = "Unblock a client blocked in a blocking command from a different connection",
+     .args = "client-id:integer ?timeout_error:oneof{timeout=TIMEOUT error=ERROR}",
+     .handler = CmdClientUnblock},
     {.name = "client|reply",
      .arity = 3,
      .flags = "noscript loading stale",

@@ -93,8 +93,9 @@ void ServerSection(CommandContext& context, InfoWriter& info) {
 }
 
 void ClientsSection(CommandContext& context, InfoWriter& info) {
-  // Clients whose command waits for CLIENT PAUSE count as blocked, as in Redis.
-  uint64_t blocked = 0;
+  // Clients whose command waits for CLIENT PAUSE count as blocked, as in Redis, beside those
+  // waiting for keys.
+  uint64_t blocked = context.server().blocked_client_count();
   for (const auto& [id, client] : context.server().clients()) {
     blocked += (client->flags & kClientPostponed) != 0;
   }
@@ -108,7 +109,8 @@ void ClientsSection(CommandContext& context, InfoWriter& info) {
              static_cast<uint64_t>(context.server().recent_max_output_buffer()));
   info.Field("blocked_clients", blocked);
   info.Field("tracking_clients", "0");
-  info.Field("clients_in_timeout_table", "0");
+  info.Field("clients_in_timeout_table",
+             static_cast<uint64_t>(context.server().timed_blocked_client_count()));
 }
 
 void MemorySection(CommandContext& context, InfoWriter& info) {

@@ -1,5 +1,5 @@
 // List commands that take from one list and give to another or to the client: LMOVE, RPOPLPUSH
-// and LMPOP (the blocking forms come with the blocking machinery).
+// and LMPOP, and the cores their blocking forms share (cmd_list_block.cc).
 //
 // LMOVE pushes to the destination before it pops the source, so that a refused allocation (the
 // only way it can fail once its keys are checked) leaves both lists as they were; the result is
@@ -23,7 +23,9 @@ bool CopyEnd(const List& list, bool head, ScratchBuffer* copy) {
   return copy->Assign(element.view());
 }
 
-void Move(CommandContext& context, bool from_head, bool to_head) {
+}  // namespace
+
+void MoveListEnd(CommandContext& context, bool from_head, bool to_head) {
   const int db = context.db_index();
   const std::string_view source_key = context.arg(1);
   const std::string_view target_key = context.arg(2);
@@ -70,6 +72,25 @@ void Move(CommandContext& context, bool from_head, bool to_head) {
   context.reply.Bulk(value.view());
 }
 
+void PopRangeWithKey(CommandContext& context, std::string_view key, uint64_t hash, Entry* entry,
+                     bool head, size_t count) {
+  List* list = ListOf(entry);
+  const size_t taken = std::min(count, list->size());
+  const size_t start = head ? 0 : list->size() - taken;
+  context.reply.ArrayHeader(2);
+  context.reply.Bulk(key);
+  ReplyRange(context, *list, start, taken, !head);
+  list->EraseRange(context.memory(), start, taken);
+  if (context.propagating()) {
+    char text[kInt64TextMax];
+    const std::string_view taken_text(text, FormatInt64(static_cast<int64_t>(taken), text));
+    context.PropagateAs({head ? "LPOP" : "RPOP", key, taken_text});
+  }
+  ElementsRemoved(context, key, hash, list, head, taken);
+}
+
+namespace {
+
 // LMOVE source destination LEFT|RIGHT LEFT|RIGHT.
 void CmdLmove(CommandContext& context) {
   bool from_head = false;
@@ -78,10 +99,10 @@ void CmdLmove(CommandContext& context) {
       !ParseListEnd(context, context.arg(4), &to_head)) {
     return;
   }
-  Move(context, from_head, to_head);
+  MoveListEnd(context, from_head, to_head);
 }
 
-void CmdRpoplpush(CommandContext& context) { Move(context, false, true); }
+void CmdRpoplpush(CommandContext& context) { MoveListEnd(context, false, true); }
 
 // Redis's getRangeLongFromObjectOrReply with a message: a number that is not one, or is below 1,
 // is refused with `error`.
@@ -94,54 +115,53 @@ bool ParseAtLeastOne(CommandContext& context, std::string_view text, std::string
   return true;
 }
 
-// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: pops from the first key holding a list.
-void CmdLmpop(CommandContext& context) {
+}  // namespace
+
+bool ParseMpopArgs(CommandContext& context, size_t numkeys_index, MpopArgs* parsed) {
   int64_t keys = 0;
-  if (!ParseAtLeastOne(context, context.arg(1), "ERR numkeys should be greater than 0", &keys)) {
-    return;
+  if (!ParseAtLeastOne(context, context.arg(numkeys_index), "ERR numkeys should be greater than 0",
+                       &keys)) {
+    return false;
   }
   // Where LEFT|RIGHT must be: past the keys (a numkeys beyond the arguments is a syntax error).
   const auto argc = static_cast<uint64_t>(context.argc());
-  if (static_cast<uint64_t>(keys) >= argc - 2) {
+  if (static_cast<uint64_t>(keys) >= argc - numkeys_index - 1) {
     context.reply.Error(errors::kSyntax);
-    return;
+    return false;
   }
-  const size_t where_index = 2 + static_cast<size_t>(keys);
-  bool head = false;
-  if (!ParseListEnd(context, context.arg(where_index), &head)) return;
+  parsed->first_key = numkeys_index + 1;
+  parsed->end_key = parsed->first_key + static_cast<size_t>(keys);
+  if (!ParseListEnd(context, context.arg(parsed->end_key), &parsed->head)) return false;
   int64_t count = -1;
-  for (size_t i = where_index + 1; i < context.argc(); i++) {
+  for (size_t i = parsed->end_key + 1; i < context.argc(); i++) {
     if (count == -1 && OptionIs(context.arg(i), "count") && i + 1 < context.argc()) {
       if (!ParseAtLeastOne(context, context.arg(++i), "ERR count should be greater than 0",
                            &count)) {
-        return;
+        return false;
       }
     } else {
       context.reply.Error(errors::kSyntax);
-      return;
+      return false;
     }
   }
-  if (count == -1) count = 1;
+  parsed->count = count == -1 ? 1 : static_cast<size_t>(count);
+  return true;
+}
+
+namespace {
+
+// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: pops from the first key holding a list.
+void CmdLmpop(CommandContext& context) {
+  MpopArgs parsed;
+  if (!ParseMpopArgs(context, 1, &parsed)) return;
   const int db = context.db_index();
-  for (size_t i = 2; i < where_index; i++) {
+  for (size_t i = parsed.first_key; i < parsed.end_key; i++) {
     const std::string_view key = context.arg(i);
     const uint64_t hash = context.keyspace.Hash(db, key);
     Entry* entry = nullptr;
     if (!LookupListForWrite(context, key, hash, &entry)) return;
     if (entry == nullptr) continue;
-    List* list = ListOf(entry);
-    const size_t taken = std::min(static_cast<size_t>(count), list->size());
-    const size_t start = head ? 0 : list->size() - taken;
-    context.reply.ArrayHeader(2);
-    context.reply.Bulk(key);
-    ReplyRange(context, *list, start, taken, !head);
-    list->EraseRange(context.memory(), start, taken);
-    if (context.propagating()) {
-      char text[kInt64TextMax];
-      const std::string_view taken_text(text, FormatInt64(static_cast<int64_t>(taken), text));
-      context.PropagateAs({head ? "LPOP" : "RPOP", key, taken_text});
-    }
-    ElementsRemoved(context, key, hash, list, head, taken);
+    PopRangeWithKey(context, key, hash, entry, parsed.head, parsed.count);
     return;
   }
   context.reply.NullArray();

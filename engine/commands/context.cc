@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -78,6 +79,24 @@ bool OptionIs(std::string_view arg, std::string_view option) {
   const size_t nul = arg.find('\0');
   if (nul != std::string_view::npos) arg = arg.substr(0, nul);
   return EqualsIgnoreCase(arg, option);
+}
+
+bool ParseBlockTimeout(CommandContext& context, std::string_view text, int64_t* timeout_ms) {
+  long double seconds = 0;
+  if (!ParseLongDouble(text, &seconds)) {
+    context.reply.Error("ERR timeout is not a float or out of range");
+    return false;
+  }
+  const long double ms = std::ceil(seconds * 1000.0L);
+  // Redis converts to long long as the x86-64 instruction does: a value beyond its range (inf
+  // included) becomes LLONG_MIN, so it is refused as negative. -0.0001 rounds up to 0: forever.
+  constexpr long double kInt64End = 9223372036854775808.0L;  // 2^63
+  if (!(ms >= -kInt64End && ms < kInt64End) || ms < 0) {
+    context.reply.Error("ERR timeout is negative");
+    return false;
+  }
+  *timeout_ms = static_cast<int64_t>(ms);
+  return true;
 }
 
 }  // namespace keel

@@ -68,6 +68,11 @@ bool ParseScanCursor(std::string_view text, uint64_t* cursor);
 // Option matching as Redis's C code compares: the argument up to its first NUL byte, any case.
 bool OptionIs(std::string_view arg, std::string_view option);
 
+// Redis's getTimeoutFromObjectOrReply in seconds, for the blocking commands: a decimal number of
+// seconds rounded up to whole milliseconds into `timeout_ms` (0: wait forever). False after
+// replying with Redis's error.
+bool ParseBlockTimeout(CommandContext& context, std::string_view text, int64_t* timeout_ms);
+
 // The families' registration functions (one per cmd_*.cc), called by the Engine.
 void RegisterConnectionCommands(Registry& registry);
 void RegisterClientCommands(Registry& registry);
@@ -80,7 +85,8 @@ void RegisterStringCommands(Registry& registry);
 void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, ...
 void RegisterLcsCommands(Registry& registry);
 void RegisterListCommands(Registry& registry);
-void RegisterListMoveCommands(Registry& registry);  // LMOVE, RPOPLPUSH, LMPOP
+void RegisterListMoveCommands(Registry& registry);      // LMOVE, RPOPLPUSH, LMPOP
+void RegisterListBlockingCommands(Registry& registry);  // BLPOP, BRPOP, BLMOVE, ...
 void RegisterSetCommands(Registry& registry);
 void RegisterHashCommands(Registry& registry);
 void RegisterServerCommands(Registry& registry);

@@ -58,4 +58,23 @@ void ElementsRemoved(CommandContext& context, std::string_view key, uint64_t has
 // Redis's LEFT / RIGHT argument (head / tail). False after the syntax error.
 bool ParseListEnd(CommandContext& context, std::string_view arg, bool* head);
 
+// LMOVE's work on its arguments 1 (source) and 2 (destination), with its replies: the element
+// moved, a null when the source is missing, WRONGTYPE, OOM (cmd_list_move.cc).
+void MoveListEnd(CommandContext& context, bool from_head, bool to_head);
+
+// LMPOP's and BLMPOP's arguments from `numkeys_index` on: numkeys key... LEFT|RIGHT [COUNT n].
+struct MpopArgs {
+  size_t first_key = 0;
+  size_t end_key = 0;  // one past the last key: where LEFT|RIGHT is
+  bool head = false;
+  size_t count = 1;
+};
+// False after replying with the error (Redis's texts and order).
+bool ParseMpopArgs(CommandContext& context, size_t numkeys_index, MpopArgs* parsed);
+// Pops up to `count` elements from the list `entry` of `key` at its head (or tail), replying
+// [key, [elements]] and propagating the LPOP or RPOP with the count taken, as Redis rewrites
+// LMPOP and BLMPOP.
+void PopRangeWithKey(CommandContext& context, std::string_view key, uint64_t hash, Entry* entry,
+                     bool head, size_t count);
+
 }  // namespace keel

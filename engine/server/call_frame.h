@@ -20,6 +20,7 @@ enum CallFlag : uint32_t {
   kCallFromScript = 1u << 1,   // a script's redis.call or redis.pcall
   kCallFromAof = 1u << 2,      // replayed from the AOF at start: nothing is propagated
   kCallFromPrimary = 1u << 3,  // applied from the primary's replication stream
+  kCallRetry = 1u << 4,        // a blocked client's command, run again for a ready key
 };
 
 struct CallFrame {
@@ -39,6 +40,9 @@ struct CallFrame {
   bool force_propagation = false;
   bool rewritten = false;
   std::vector<std::string> propagated_args;
+  // The command blocked its client (Engine::BlockClient): nothing is accounted or propagated
+  // until it is served.
+  bool blocked = false;
 
   // Ready for a new command; keeps the vectors' capacity so that a frame costs no allocation
   // on the request path.
@@ -53,6 +57,7 @@ struct CallFrame {
     prevent_propagation = false;
     force_propagation = false;
     rewritten = false;
+    blocked = false;
   }
 };
 

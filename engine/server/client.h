@@ -11,6 +11,7 @@
 #include "engine/resp/output_buffer.h"
 #include "engine/resp/reply_builder.h"
 #include "engine/resp/request_parser.h"
+#include "engine/server/blocked_call.h"
 #include "engine/server/query_buffer.h"
 #include "engine/server/transaction.h"
 
@@ -41,6 +42,10 @@ enum ClientFlag : uint32_t {
   kClientMulti = 1u << 14,
   kClientDirtyCas = 1u << 15,
   kClientDirtyExec = 1u << 16,
+  // Waits for a key (BLPOP and friends; `blocked` holds the command): CLIENT LIST 'b', INFO
+  // blocked_clients. Its input waits until the command has been served, has timed out or was
+  // unblocked.
+  kClientBlocked = 1u << 17,
 };
 
 class Client {
@@ -78,6 +83,8 @@ class Client {
   // The commands queued since MULTI (created with the first one; null outside a transaction and
   // once the transaction is flagged, since a doomed transaction queues nothing).
   std::unique_ptr<Transaction> transaction;
+  // The command it waits with while kClientBlocked; null otherwise.
+  std::unique_ptr<BlockedCall> blocked;
 
  private:
   uint64_t id_;

@@ -69,11 +69,23 @@ class CommandContext {
   void PreventPropagation() { engine_.current_call().prevent_propagation = true; }
 
   // Whether this command may block its client (BLPOP and friends). Not inside a transaction or a
-  // script: there a blocking command acts as its non-blocking form and replies at once (its
-  // timeout as if expired), as Redis's CLIENT_DENY_BLOCKING.
+  // script, nor for an internal client (tests, fuzzing, the AOF loader): there a blocking command
+  // acts as its non-blocking form and replies at once (its timeout as if expired), as Redis's
+  // CLIENT_DENY_BLOCKING for transactions, scripts and fake clients.
   bool may_block() const {
-    return (engine_.current_call().flags & (kCallInMulti | kCallFromScript)) == 0;
+    return (engine_.current_call().flags & (kCallInMulti | kCallFromScript)) == 0 &&
+           client.has_connection();
   }
+
+  // Blocks this command's client on `keys` until one holds a `type` value, for `timeout_ms`
+  // (0: forever): the handler returns without replying, and runs again when a key may serve it
+  // (Engine::BlockClient). REQUIRES: may_block().
+  void BlockOn(std::span<const std::string_view> keys, ValueType type, int64_t timeout_ms) {
+    engine_.BlockClient(keys, type, timeout_ms);
+  }
+  // When this run is a blocked command's, for a key that became ready: that key, which Redis
+  // 7.0 serves it from (empty otherwise).
+  std::string_view serving_key() const { return engine_.serving_key(client); }
 
   // The whole Engine: for the server families only (CLIENT, CONFIG, INFO, DEBUG, ...).
   Engine& server() const { return engine_; }

@@ -25,6 +25,16 @@ class RecordingObserver final : public CommandObserver {
   void CommandPostponed(const Client& client) override {
     events.push_back(std::to_string(client.id()) + " postponed");
   }
+  void CommandBlocked(const Client& client) override {
+    events.push_back(std::to_string(client.id()) + " blocked");
+  }
+  void BeforeRetry(const Client& client) override {
+    events.push_back(std::to_string(client.id()) + " retry");
+    pending_before = client_output(client);
+  }
+  void BlockEnded(const Client& client) override {
+    events.push_back(std::to_string(client.id()) + " wait ended");
+  }
   std::vector<std::string> events;
 
  private:
@@ -74,6 +84,21 @@ TEST_F(CommandObserverTest, HearsOfACommandThatClientPauseHoldsBackAndSeesItAgai
   EXPECT_EQ(std::vector<std::string>(events.begin() + static_cast<std::ptrdiff_t>(i), events.end()),
             (std::vector<std::string>{"1: CLIENT UNPAUSE", "after, reply bytes 5", "2: SET k v",
                                       "after, reply bytes 5"}));
+}
+
+TEST_F(CommandObserverTest, HearsOfABlockedCommandAndSeesItRunAgainWhenServed) {
+  RecordingObserver observer;
+  engine_->set_command_observer(&observer);
+  const sim::SimClientId waiter = Connect();
+  const sim::SimClientId pusher = Connect();
+  env_.sim_network().Send(waiter, Request({"BLPOP", "q", "0"}));
+  Settle();
+  env_.sim_network().Send(pusher, Request({"RPUSH", "q", "a"}));
+  Settle();
+  engine_->set_command_observer(nullptr);
+  EXPECT_EQ(observer.events,
+            (std::vector<std::string>{"1: BLPOP q 0", "1 blocked", "2: RPUSH q a",
+                                      "after, reply bytes 4", "1 retry", "after, reply bytes 18"}));
 }
 
 }  // namespace

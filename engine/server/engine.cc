@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <utility>
 
 #include "engine/base/limits.h"
@@ -106,7 +107,8 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
       run_id_(MakeRunId(env.random())),
       replication_id_(MakeRunId(env.random())),
       keyspace_(memory_, rng_, CheckedDatabaseCount(config_)),
-      watches_(keyspace_) {
+      watches_(keyspace_),
+      blocking_(keyspace_) {
   stats_.commands.resize(registry_.all().size());
   multi_roles_.assign(registry_.all().size(), MultiRole::kQueued);
   for (const CommandSpec* spec : registry_.all()) {
@@ -183,6 +185,13 @@ Client* Engine::NewClient(ConnId conn, const ConnInfo* info) {
 void Engine::FreeClient(Client* client) {
   KEEL_ASSERT(client != nullptr);
   if (client->flags & kClientMonitor) RemoveMonitor(client);
+  if (client->flags & kClientBlocked) {
+    // A waiter that disconnects leaves its queues; nothing is replied or accounted.
+    if (command_observer_ != nullptr) command_observer_->BlockEnded(*client);
+    blocking_.Remove(*client);
+    client->blocked.reset();
+    client->flags &= ~kClientBlocked;
+  }
   DiscardTransaction(*client);
   const size_t erased = clients_.erase(client->id());
   KEEL_ASSERT(erased == 1);
@@ -348,26 +357,38 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   ReplyBuilder& reply = client.reply();
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
   const ExecuteResult result = DispatchObserved(client, args);
-  if (result == ExecuteResult::kDone) {
-    // Redis's resetClient: the skip applies to exactly one processed command.
-    client.flags &= ~kClientReplySkip;
-    if (client.flags & kClientReplySkipNext) {
-      client.flags = (client.flags & ~kClientReplySkipNext) | kClientReplySkip;
-    }
-  }
+  // A blocked command's reply comes later: the skip waits for it (FinishBlocked).
+  if (result == ExecuteResult::kDone) EndReplySkip(client);
   // Replies that reach this client between its commands (MONITOR lines) obey the same switches.
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  // Redis's handleClientsBlockedOnKeys after every top-level command: the keys it made ready
+  // serve their waiters now, before any other client's command.
+  if (blocking_.has_ready()) ServeReadyKeys();
   return result;
+}
+
+void Engine::EndReplySkip(Client& client) {
+  // Redis's resetClient: the skip applies to exactly one processed command.
+  client.flags &= ~kClientReplySkip;
+  if (client.flags & kClientReplySkipNext) {
+    client.flags = (client.flags & ~kClientReplySkipNext) | kClientReplySkip;
+  }
 }
 
 ExecuteResult Engine::DispatchObserved(Client& client, std::span<const std::string_view> args) {
   if (command_observer_ == nullptr) return Dispatch(client, args);
   command_observer_->BeforeCommand(client, args);
   const ExecuteResult result = Dispatch(client, args);
-  if (result == ExecuteResult::kDone) {
-    command_observer_->AfterCommand(client);
-  } else {
-    command_observer_->CommandPostponed(client);
+  switch (result) {
+    case ExecuteResult::kDone:
+      command_observer_->AfterCommand(client);
+      break;
+    case ExecuteResult::kPostponed:
+      command_observer_->CommandPostponed(client);
+      break;
+    case ExecuteResult::kBlocked:
+      command_observer_->CommandBlocked(client);
+      break;
   }
   return result;
 }
@@ -439,7 +460,7 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
   client.last_command = spec;
   client.commands_processed++;
   client.last_interaction_ms = command_wall_ms_;
-  return ExecuteResult::kDone;
+  return (client.flags & kClientBlocked) ? ExecuteResult::kBlocked : ExecuteResult::kDone;
 }
 
 void Engine::Replay(Client& client, std::span<const std::string_view> args, uint32_t flags) {
@@ -457,6 +478,7 @@ void Engine::Replay(Client& client, std::span<const std::string_view> args, uint
     return;
   }
   Call(client, *spec, args, flags);
+  if (blocking_.has_ready()) ServeReadyKeys();
 }
 
 EvictionResult Engine::PerformEvictions() {
@@ -493,7 +515,7 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
   mono_now_us_ = env_.clock().MonotonicUs();
   const int64_t duration_us = mono_now_us_ > start_us ? mono_now_us_ - start_us : 0;
   AccountCall(client, frame, duration_us, client.reply().error_count() != errors_before);
-  PropagateCall(client, frame);
+  if (!frame.blocked) PropagateCall(client, frame);
   keyspace_.set_decides_expiry(decided_before);
   call_depth_--;
   if (outermost) keyspace_.propagation().EndUnit();
@@ -516,34 +538,61 @@ void Engine::PropagateCall(const Client& client, const CallFrame& frame) {
 void Engine::RedactArgument(size_t index) { current_call().redacted_args.push_back(index); }
 
 void Engine::AccountCall(Client& client, const CallFrame& frame, int64_t duration_us, bool failed) {
+  // Redis 7.0's call() and updateStatsOnUnblock: a command that blocks is counted as a call and
+  // shown to MONITOR when it starts, and timed (latency, slow log) when it is served; a run
+  // that leaves it waiting is not accounted at all.
+  const bool retry = (frame.flags & kCallRetry) != 0;
+  if (retry && frame.blocked) return;
   const CommandSpec& spec = *frame.spec;
-  const std::span<const std::string_view> args = frame.args;
   CommandStats& command_stats = stats_.commands[spec.id];
-  command_stats.calls++;
   command_stats.usec += static_cast<uint64_t>(duration_us);
-  if (failed) command_stats.failed_calls++;
-  stats_.total_commands_processed++;
-  const ConfigValues& values = settings();
-  if (values.latency_tracking) {
-    if (command_stats.latency == nullptr) {
-      command_stats.latency = std::make_unique<LatencyHistogram>();
-    }
-    command_stats.latency->Record(duration_us * 1000);
+  if (!retry) {
+    command_stats.calls++;
+    stats_.total_commands_processed++;
   }
-  AddLatencySampleIfNeeded((spec.flags & kCmdFast) ? "fast-command" : "command",
-                           duration_us / 1000);
+  if (failed) command_stats.failed_calls++;
+  const bool to_monitors =
+      !retry && !monitors_.empty() && !(spec.flags & (kCmdSkipMonitor | kCmdAdmin));
+  if (!frame.blocked) {
+    RecordDuration(client, spec, frame.args, frame.redacted_args, duration_us,
+                   retry ? "command-unblocking" : std::string_view(), to_monitors);
+  } else if (to_monitors) {
+    RecordDuration(client, spec, frame.args, frame.redacted_args, -1, {}, true);
+  }
+  peak_memory_bytes();  // Redis records the peak after every command
+}
+
+void Engine::RecordDuration(Client& client, const CommandSpec& spec,
+                            std::span<const std::string_view> args,
+                            std::span<const size_t> redacted_args, int64_t duration_us,
+                            std::string_view latency_event, bool to_monitors) {
+  const ConfigValues& values = settings();
+  const bool timed = duration_us >= 0;
+  if (timed) {
+    CommandStats& command_stats = stats_.commands[spec.id];
+    if (values.latency_tracking) {
+      if (command_stats.latency == nullptr) {
+        command_stats.latency = std::make_unique<LatencyHistogram>();
+      }
+      command_stats.latency->Record(duration_us * 1000);
+    }
+    if (latency_event.empty()) {
+      latency_event = (spec.flags & kCmdFast) ? "fast-command" : "command";
+    }
+    AddLatencySampleIfNeeded(latency_event, duration_us / 1000);
+  }
 
   // The slow log and MONITOR show what the client sent, with secrets (AUTH and HELLO passwords,
   // sensitive CONFIG SET values) replaced as the handler asked.
-  const bool to_slowlog = !(spec.flags & kCmdSkipSlowlog) && values.slowlog_log_slower_than >= 0 &&
+  const bool to_slowlog = timed && !(spec.flags & kCmdSkipSlowlog) &&
+                          values.slowlog_log_slower_than >= 0 &&
                           duration_us >= values.slowlog_log_slower_than;
-  const bool to_monitors = !monitors_.empty() && !(spec.flags & (kCmdSkipMonitor | kCmdAdmin));
   if (to_slowlog || to_monitors) {
     std::span<const std::string_view> shown = args;
     std::vector<std::string_view> redacted;
-    if (!frame.redacted_args.empty()) {
+    if (!redacted_args.empty()) {
       redacted.assign(args.begin(), args.end());
-      for (size_t index : frame.redacted_args) {
+      for (size_t index : redacted_args) {
         if (index < redacted.size()) redacted[index] = "(redacted)";
       }
       shown = redacted;
@@ -554,7 +603,127 @@ void Engine::AccountCall(Client& client, const CallFrame& frame, int64_t duratio
     }
     if (to_monitors) FeedMonitors(client, shown);
   }
-  peak_memory_bytes();  // Redis records the peak after every command
+}
+
+// --- Blocking commands ------------------------------------------------------------------------
+
+void Engine::BlockClient(std::span<const std::string_view> keys, ValueType type,
+                         int64_t timeout_ms) {
+  CallFrame& frame = current_call();
+  KEEL_ASSERT(call_depth_ == 1 && (frame.flags & (kCallInMulti | kCallFromScript)) == 0);
+  frame.blocked = true;
+  Client& client = *frame.client;
+  // A run for a ready key that finds nothing after all: the client keeps its place and its
+  // deadline.
+  if (client.flags & kClientBlocked) return;
+  auto call = std::make_unique<BlockedCall>();
+  call->spec = frame.spec;
+  call->args.assign(frame.args.begin(), frame.args.end());
+  call->arg_views.assign(call->args.begin(), call->args.end());
+  call->db = client.db_index;
+  // Each key once (BLPOP k k 0 waits on k once), in argument order.
+  std::set<std::string_view> seen;
+  for (std::string_view key : keys) {
+    if (seen.insert(key).second) call->keys.emplace_back(key);
+  }
+  call->type = type;
+  if (timeout_ms > 0) {
+    const int64_t start_us = mono_now_us_;  // the command's start: the handler reads no clock
+    const int64_t room_ms = (INT64_MAX - start_us) / 1000;
+    call->deadline_us = timeout_ms >= room_ms ? INT64_MAX : start_us + timeout_ms * 1000;
+  }
+  client.blocked = std::move(call);
+  client.flags |= kClientBlocked;
+  blocking_.Add(client);
+}
+
+void Engine::ServeReadyKeys() {
+  // Each round serves or leaves waiting the waiters of the keys that were ready; serving one
+  // may make others ready (a BLMOVE's push). A run that leaves its client waiting writes
+  // nothing, so the rounds end once every waiter that can be served has been.
+  KEEL_ASSERT(call_depth_ == 0);
+  while (blocking_.has_ready()) {
+    for (const BlockingTable::ReadyKey& ready : blocking_.TakeReady()) {
+      for (Client* waiter : blocking_.WaitersOf(ready.db, ready.key)) {
+        if (!(waiter->flags & kClientBlocked)) continue;  // served for another key just now
+        // A client on its way out would take an element nobody receives.
+        if (waiter->flags & kClientCloseAsap) continue;
+        // Only a value of the type it waits for can serve it (a SET on a key BLPOP waits for
+        // leaves it waiting, as in Redis 7.0).
+        const Entry* entry = keyspace_.database(ready.db).Find(ready.key);
+        if (entry == nullptr || entry->type() != waiter->blocked->type) continue;
+        RetryBlocked(*waiter, ready.key);
+      }
+    }
+  }
+}
+
+bool Engine::RetryBlocked(Client& client, std::string_view key) {
+  BlockedCall& call = *client.blocked;
+  call.serving_key = key;
+  if (command_observer_ != nullptr) command_observer_->BeforeRetry(client);
+  ReplyBuilder& reply = client.reply();
+  reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  Call(client, *call.spec, call.arg_views, kCallRetry);
+  const bool served = !frames_[0].blocked;
+  if (!served) {
+    call.serving_key = {};
+    if (command_observer_ != nullptr) command_observer_->CommandBlocked(client);
+    return false;
+  }
+  client.last_interaction_ms = command_wall_ms_;
+  EndWait(client);
+  if (command_observer_ != nullptr) command_observer_->AfterCommand(client);
+  return true;
+}
+
+void Engine::EndWait(Client& client) {
+  blocking_.Remove(client);
+  client.blocked.reset();
+  client.flags &= ~kClientBlocked;
+  EndReplySkip(client);
+  client.reply().set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  if (!(client.flags & kClientWakeupQueued)) {
+    client.flags |= kClientWakeupQueued;
+    output_wakeups_.push_back(client.id());
+  }
+  unblocked_.push_back(client.id());
+}
+
+void Engine::EndWaitUnserved(Client& client, bool by_client_unblock, bool with_error) {
+  // Redis's replyToBlockedClientTimedOut (a null array for every kind of key wait, BLMOVE's
+  // included) or CLIENT UNBLOCK's error. Only CLIENT UNBLOCK then runs updateStatsOnUnblock in
+  // Redis 7.0 (a failed call whatever the reason, timed, in the slow log); a timeout adds
+  // nothing to what the call counted when it blocked.
+  ReplyBuilder& reply = client.reply();
+  reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  if (with_error) {
+    reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  } else {
+    reply.NullArray();
+  }
+  if (by_client_unblock) {
+    const CommandSpec& spec = *client.blocked->spec;
+    stats_.commands[spec.id].failed_calls++;
+    RecordDuration(client, spec, client.blocked->arg_views, {}, 0, "command-unblocking", false);
+  }
+  if (command_observer_ != nullptr) command_observer_->BlockEnded(client);
+  EndWait(client);
+}
+
+bool Engine::UnblockClient(Client& client, bool with_error) {
+  if (!(client.flags & kClientBlocked)) return false;
+  EndWaitUnserved(client, /*by_client_unblock=*/true, with_error);
+  return true;
+}
+
+void Engine::ExpireBlockedClients() {
+  // Each turn ends one wait, so the loop is bounded by the blocked clients.
+  while (const uint64_t id = blocking_.FirstExpired(mono_now_us_)) {
+    Client* client = FindClient(id);
+    KEEL_ASSERT(client != nullptr && (client->flags & kClientBlocked));
+    EndWaitUnserved(*client, /*by_client_unblock=*/false, /*with_error=*/false);
+  }
 }
 
 void Engine::AddLatencySampleIfNeeded(std::string_view event, int64_t latency_ms) {

@@ -30,6 +30,7 @@
 #include "engine/env/memory.h"
 #include "engine/registry/registry.h"
 #include "engine/resp/output_buffer.h"
+#include "engine/server/blocking.h"
 #include "engine/server/call_frame.h"
 #include "engine/server/client.h"
 #include "engine/server/config.h"
@@ -59,6 +60,9 @@ enum class ExecuteResult : uint8_t {
   kDone,       // ran, or was refused with an error reply
   kPostponed,  // CLIENT PAUSE holds it: nothing ran and nothing was replied; the caller keeps
                // the command and runs it again once the pause changes (Server does)
+  kBlocked,    // it waits for a key (BLPOP...): the engine keeps a copy and replies later; the
+               // caller consumes it and runs nothing more for the client until TakeUnblocked
+               // names it
 };
 
 // CLIENT PAUSE's modes, least restrictive first.
@@ -81,6 +85,15 @@ class CommandObserver {
   // Instead of AfterCommand when CLIENT PAUSE held the command back: nothing ran, and the same
   // command comes to BeforeCommand again once the pause lets it run.
   virtual void CommandPostponed(const Client& client) = 0;
+  // Instead of AfterCommand when the command blocked (it waits for a key; nothing was replied).
+  virtual void CommandBlocked(const Client& client) = 0;
+  // A blocked client's command runs again (a key it waits for may serve it): followed by
+  // AfterCommand when it was served, or by CommandBlocked when it still waits.
+  virtual void BeforeRetry(const Client& client) = 0;
+  // A blocked client's wait ended without its command running again: it timed out or CLIENT
+  // UNBLOCK ended it (its reply, a timeout's or the UNBLOCKED error, is in its output), or it
+  // is being freed (no reply).
+  virtual void BlockEnded(const Client& client) = 0;
 };
 
 class Engine : public ErrorObserver {
@@ -231,6 +244,33 @@ class Engine : public ErrorObserver {
       "ERR Transaction discarded: the queued commands and watched keys exceed "
       "client-query-buffer-limit";
 
+  // --- Blocking commands (BLPOP and friends; blocking.h) ---------------------------------
+  // Blocks the running command's client on `keys` of its database until one holds a `type`
+  // value that serves it, for `timeout_ms` (0: forever). The command replies nothing now; the
+  // engine runs it again, as it was sent, whenever a key it waits for may serve it (a write to
+  // the key, after the top-level command that wrote it), and the run that does not block again
+  // gives the reply. When the running command is such a run, the client stays blocked, where it
+  // was in each queue. REQUIRES: the command may block (CommandContext::may_block).
+  void BlockClient(std::span<const std::string_view> keys, ValueType type, int64_t timeout_ms);
+  // Ends `client`'s wait as CLIENT UNBLOCK does: with the timeout's reply, or with the UNBLOCKED
+  // error. False when it is not blocked.
+  bool UnblockClient(Client& client, bool with_error);
+  // Ends the waits whose timeout has passed (the Server calls it after every wait).
+  void ExpireBlockedClients();
+  // When the next wait times out (monotonic us), or 0 when none will.
+  int64_t next_block_deadline_us() const { return blocking_.next_deadline_us(); }
+  size_t blocked_client_count() const { return blocking_.blocked_count(); }
+  // Those of them whose wait has a timeout (INFO clients_in_timeout_table).
+  size_t timed_blocked_client_count() const { return blocking_.timed_count(); }
+  // Clients whose wait ended since the last call (their replies are in their output and they
+  // are in the output wakeups): the Server runs what they sent meanwhile.
+  std::vector<uint64_t> TakeUnblocked() { return std::move(unblocked_); }
+  // While a blocked command runs again: the key that became ready, which it should take from
+  // (empty otherwise).
+  std::string_view serving_key(const Client& client) const {
+    return client.blocked != nullptr ? client.blocked->serving_key : std::string_view();
+  }
+
   // --- MONITOR -----------------------------------------------------------------------------
   void AddMonitor(Client* client);
   void RemoveMonitor(Client* client);
@@ -333,6 +373,23 @@ class Engine : public ErrorObserver {
   // After a command ran: adds it, as it must be replayed, to the execution unit.
   void PropagateCall(const Client& client, const CallFrame& frame);
   void FeedMonitors(const Client& client, std::span<const std::string_view> args);
+  // Redis's resetClient for CLIENT REPLY SKIP: the skip applies to exactly one command.
+  void EndReplySkip(Client& client);
+  // Statistics after a command's run or wait: the latency histogram and `latency_event` (the
+  // command's own when empty), the slow log, and MONITOR when `to_monitors`; `duration_us` < 0
+  // feeds MONITOR only.
+  void RecordDuration(Client& client, const CommandSpec& spec,
+                      std::span<const std::string_view> args, std::span<const size_t> redacted_args,
+                      int64_t duration_us, std::string_view latency_event, bool to_monitors);
+  // Runs the commands of the clients waiting for keys that became ready, until none is.
+  void ServeReadyKeys();
+  // Runs a blocked client's command again for `key`; true when it was served.
+  bool RetryBlocked(Client& client, std::string_view key);
+  // Ends a wait: out of the table, the reply skip, its output and input woken.
+  void EndWait(Client& client);
+  // Ends a wait without running the command again: the timeout's reply, or CLIENT UNBLOCK's
+  // (`with_error`: the UNBLOCKED error) with its statistics, then EndWait.
+  void EndWaitUnserved(Client& client, bool by_client_unblock, bool with_error);
 
   Env& env_;
   MemoryAccountant memory_;
@@ -348,6 +405,8 @@ class Engine : public ErrorObserver {
   bool active_expire_enabled_ = true;
   Evictor evictor_;
   WatchTable watches_;
+  BlockingTable blocking_;
+  std::vector<uint64_t> unblocked_;
   std::vector<MultiRole> multi_roles_;  // by CommandSpec::id
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;

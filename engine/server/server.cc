@@ -130,6 +130,11 @@ std::vector<uint16_t> Server::listening_ports() const {
 int64_t Server::WaitTimeoutUs() {
   if (!pending_input_.empty() || engine_.shutdown_requested()) return 0;
   int64_t timeout_us = next_cron_us_ - engine_.now_monotonic_us();
+  if (const int64_t deadline_us = engine_.next_block_deadline_us(); deadline_us != 0) {
+    // A wait ends once its deadline is in the past.
+    const int64_t until_us = deadline_us - engine_.now_monotonic_us() + 1;
+    timeout_us = std::min(timeout_us, until_us);
+  }
   if (!postponed_.empty()) {
     if (engine_.pause_epoch() != resumed_pause_epoch_) return 0;
     // Wake when the pause ends (Redis notices only at its next cron tick): a pause ends once its
@@ -151,6 +156,9 @@ bool Server::RunOnce() {
   if (stopped_) return false;
   const size_t count = engine_.env().Wait(WaitTimeoutUs(), events_.data(), events_.size());
   engine_.BeginTimeSlice();
+  // Waits that timed out end before anything else runs (Redis's handleBlockedClientsTimeout in
+  // beforeSleep).
+  if (engine_.blocked_client_count() > 0) engine_.ExpireBlockedClients();
   KEEL_ASSERT(count <= events_.size());
 
   for (size_t i = 0; i < count; i++) {
@@ -187,12 +195,15 @@ bool Server::RunOnce() {
   // Clients held by CLIENT PAUSE retry once it changed, before those cut short by the per-turn
   // limit continue.
   ResumePostponed();
+  ResumeUnblocked();
   input_turn_.swap(pending_input_);
   for (Client* client : input_turn_) {
     client->flags &= ~kClientPendingInput;
     if (!(client->flags & kClientCloseAsap)) ProcessPendingInput(client);
   }
   input_turn_.clear();
+  // Clients served during this turn run what they sent meanwhile in the next one.
+  ResumeUnblocked();
 
   for (uint64_t id : engine_.TakeCloseRequests()) {
     if (Client* client = engine_.FindClient(id)) Close(client, "killed");
@@ -338,7 +349,7 @@ void Server::ProcessPendingInput(Client* client) {
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   input_replaced_ = false;
-  if (client->flags & kClientPostponed) return 0;
+  if (client->flags & (kClientPostponed | kClientBlocked)) return 0;
   const ConfigValues& settings = engine_.settings();
   size_t position = 0;
   size_t commands = 0;
@@ -374,7 +385,13 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
       break;
     }
     if (result == ParseResult::kCommand) {
-      if (engine_.Execute(*client, client->parser().args()) == ExecuteResult::kPostponed) {
+      const ExecuteResult executed = engine_.Execute(*client, client->parser().args());
+      if (executed == ExecuteResult::kBlocked) {
+        // The engine keeps the command; what the client sends after it waits for its reply.
+        position += consumed;
+        break;
+      }
+      if (executed == ExecuteResult::kPostponed) {
         client->flags |= kClientPostponed;
         postponed_.push_back(client);
         // A multibulk command's bytes are intact: left unconsumed, they stay for the retry like a
@@ -430,6 +447,16 @@ void Server::ResumePostponed() {
     }
   }
   postponed_.clear();
+}
+
+void Server::ResumeUnblocked() {
+  for (uint64_t id : engine_.TakeUnblocked()) {
+    Client* client = engine_.FindClient(id);
+    if (client == nullptr || (client->flags & kClientCloseAsap)) continue;
+    if (client->query().empty() || (client->flags & kClientPendingInput)) continue;
+    client->flags |= kClientPendingInput;
+    pending_input_.push_back(client);
+  }
 }
 
 void Server::WakeOutputs() {
@@ -582,7 +609,7 @@ void Server::ClientsCron() {
     if (!client->has_connection() || (client->flags & kClientCloseAsap)) continue;
     // Clients waiting on CLIENT PAUSE and MONITOR clients are never idle, as in Redis (blocked
     // clients and replicas are exempt from the timeout).
-    const bool exempt = (client->flags & (kClientPostponed | kClientMonitor)) != 0;
+    const bool exempt = (client->flags & (kClientPostponed | kClientBlocked | kClientMonitor)) != 0;
     if (!exempt && settings.timeout_seconds > 0 &&
         now_ms - client->last_interaction_ms > settings.timeout_seconds * 1000) {
       engine_.Log(LogLevel::kVerbose, "Closing idle client");

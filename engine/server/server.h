@@ -72,6 +72,9 @@ class Server final : public ListenerControl {
                   size_t rest_at, size_t size);
   // Lets the postponed clients try their commands again once the pause has changed.
   void ResumePostponed();
+  // Lets the clients whose wait ended (BLPOP served, timed out or unblocked) run the commands
+  // they sent meanwhile.
+  void ResumeUnblocked();
   // Queues the writes of clients that got replies outside their own commands (MONITOR lines).
   void WakeOutputs();
   void QueueWrite(Client* client);

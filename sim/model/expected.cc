@@ -101,6 +101,8 @@ bool Expected::Matches(const RespValue& actual) const {
       }
       return true;
     }
+    case Kind::kBlocks:
+      return false;
     case Kind::kDraw: {
       if (actual.type != RespType::kArray || static_cast<int64_t>(actual.elements.size()) != min)
         return false;
@@ -145,6 +147,8 @@ std::string Expected::ToString() const {
       return ((max & kPairsScanPage) ? "a scan page of pairs" : Int64ToString(min) + " pairs") +
              std::string((max & kPairsDistinct) ? " (distinct fields)" : "") + " from " +
              Listed(strings);
+    case Kind::kBlocks:
+      return "no reply (the command blocks)";
     case Kind::kDraw:
       return Int64ToString(min) + (max == 1 ? " distinct" : "") + " draws from " + Listed(strings);
     case Kind::kOneOf: {
@@ -243,5 +247,7 @@ Expected Pairs(std::vector<std::string> allowed, int64_t count, uint8_t shape) {
   return Expected{
       .kind = Expected::Kind::kPairs, .min = count, .max = shape, .strings = std::move(allowed)};
 }
+
+Expected Blocks() { return Expected{.kind = Expected::Kind::kBlocks}; }
 
 }  // namespace keel::model

@@ -17,6 +17,8 @@
 //                  may reply its normal reply or its out-of-memory error with the same keyspace.
 //   kArrayOf       an array whose elements match `alternatives` one by one: EXEC's reply, whose
 //                  elements are the predictions of the commands it ran.
+//   kBlocks        no reply now: the command blocks its client (BLPOP on empty lists). It
+//                  matches no reply; whoever drives the model checks that the engine blocked.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +39,8 @@ struct Expected {
     kOneOf,
     kArrayOf,
     kDraw,
-    kPairs
+    kBlocks,
+    kPairs,
   };
 
   Kind kind = Kind::kExact;
@@ -82,5 +85,6 @@ Expected Pairs(std::vector<std::string> allowed, int64_t count, uint8_t shape);
 Expected OneOf(std::vector<Expected> alternatives);
 Expected ArrayOf(std::vector<Expected> elements);
 Expected NullArray(int resp);  // RESP2 *-1, RESP3 _
+Expected Blocks();
 
 }  // namespace keel::model

@@ -113,6 +113,11 @@ struct Context {
   // learns which members went from what stayed (and checks that it could have happened). Null
   // when the driver cannot look (the model then takes the first members in order).
   std::function<bool(std::string_view key, Value::SetMembers* members)> set_after;
+  // Whether a blocking command may block (not inside EXEC), and, when a blocked command runs
+  // again because a key became ready, that key (empty otherwise): Redis 7.0 serves a waiter
+  // from the key that was signalled.
+  bool may_block = true;
+  std::string serving_key;
 };
 
 class Model;
@@ -299,6 +304,9 @@ inline bool IsOtherType(const Value* value) {
 std::string_view TypeName(ValueType type);
 // Redis's string2ll: optional '-', no leading zeros or spaces, within int64.
 bool ParseInt64(std::string_view text, int64_t* value);
+// Redis's string2ld (INCRBYFLOAT, the blocking commands' timeouts): the whole text a number for
+// strtold, no leading space or NUL byte, neither NaN nor an overflow (model_counters.cc).
+bool ParseLongDouble(const std::string& text, long double* value);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // An option word as Redis compares it (strcasecmp): the argument up to its first NUL byte.
 bool OptionIs(std::string_view arg, std::string_view option);

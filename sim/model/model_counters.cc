@@ -46,22 +46,6 @@ Expected Decrby(Call& call) {
   return IncrementBy(call, -decrement);
 }
 
-// Redis's string2ld as observed (7.0.15): the whole text must be a number for strtold, with no
-// leading space and no NUL byte, and neither NaN nor an overflow.
-bool ParseLongDouble(const std::string& text, long double* value) {
-  if (text.empty() || text.size() >= 5 * 1024 || text.find('\0') != std::string::npos) {
-    return false;
-  }
-  if (text[0] == ' ' || (text[0] >= '\t' && text[0] <= '\r')) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long double parsed = std::strtold(text.c_str(), &end);
-  if (*end != '\0' || std::isnan(parsed)) return false;
-  if (errno == ERANGE && (std::isinf(parsed) || parsed == 0)) return false;
-  *value = parsed;
-  return true;
-}
-
 // ld2string(LD_STR_HUMAN): "%.17Lf", trailing zeros of the fraction and a bare '.' dropped.
 std::string FormatHuman(long double value) {
   std::vector<char> buffer(6000);
@@ -108,6 +92,22 @@ constexpr Command kCommands[] = {
 };
 
 }  // namespace
+
+// Redis's string2ld as observed (7.0.15): the whole text must be a number for strtold, with no
+// leading space and no NUL byte, and neither NaN nor an overflow.
+bool ParseLongDouble(const std::string& text, long double* value) {
+  if (text.empty() || text.size() >= 5 * 1024 || text.find('\0') != std::string::npos) {
+    return false;
+  }
+  if (text[0] == ' ' || (text[0] >= '\t' && text[0] <= '\r')) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long double parsed = std::strtold(text.c_str(), &end);
+  if (*end != '\0' || std::isnan(parsed)) return false;
+  if (errno == ERANGE && (std::isinf(parsed) || parsed == 0)) return false;
+  *value = parsed;
+  return true;
+}
 
 std::span<const Command> CounterCommands() { return kCommands; }
 

@@ -1,11 +1,13 @@
 // The list family in the model: LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LLEN, LINDEX, LRANGE,
-// LSET, LINSERT, LREM, LTRIM, LPOS, LMOVE, RPOPLPUSH and LMPOP, written from Redis 7.0's t_list.c
+// LSET, LINSERT, LREM, LTRIM, LPOS, LMOVE, RPOPLPUSH, LMPOP and the blocking BLPOP, BRPOP,
+// BLMPOP, BLMOVE and BRPOPLPUSH, written from Redis 7.0's t_list.c
 // rules over a std::deque: the order each command checks its arguments and the key, what a missing
 // key answers, and that a list left empty is deleted. Redis 7.0 reports every list as
 // "quicklist". A write that allocates has an out-of-memory outcome after its checks (nothing
 // written, the OOM error).
 #include <algorithm>
 #include <climits>
+#include <cmath>
 
 #include "sim/model/model.h"
 
@@ -328,42 +330,151 @@ Expected Lmove(Call& call) {
 
 Expected Rpoplpush(Call& call) { return Move(call, false, true); }
 
-Expected Lmpop(Call& call) {
+// LMPOP's and BLMPOP's numkeys key... LEFT|RIGHT [COUNT n] from `numkeys_at`: the keys are
+// [*first, *end); false with the error in `*error`.
+bool ParseMpop(const Call& call, size_t numkeys_at, size_t* first, size_t* end, bool* head,
+               int64_t* count, Expected* error) {
   int64_t keys = 0;
-  if (!ParseInt64(call.args[1], &keys) || keys < 1) {
-    return Error("ERR numkeys should be greater than 0");
+  if (!ParseInt64(call.args[numkeys_at], &keys) || keys < 1) {
+    *error = Error("ERR numkeys should be greater than 0");
+    return false;
   }
-  if (static_cast<uint64_t>(keys) >= call.args.size() - 2) return Error(kSyntaxError);
-  const size_t where = 2 + static_cast<size_t>(keys);
-  bool head = false;
-  if (!ParseEnd(call.args[where], &head)) return Error(kSyntaxError);
-  int64_t count = -1;
-  for (size_t i = where + 1; i < call.args.size(); i++) {
-    if (count == -1 && OptionIs(call.args[i], "COUNT") && i + 1 < call.args.size()) {
-      if (!ParseInt64(call.args[++i], &count) || count < 1) {
-        return Error("ERR count should be greater than 0");
+  if (static_cast<uint64_t>(keys) >= call.args.size() - numkeys_at - 1) {
+    *error = Error(kSyntaxError);
+    return false;
+  }
+  *first = numkeys_at + 1;
+  *end = *first + static_cast<size_t>(keys);
+  if (!ParseEnd(call.args[*end], head)) {
+    *error = Error(kSyntaxError);
+    return false;
+  }
+  *count = -1;
+  for (size_t i = *end + 1; i < call.args.size(); i++) {
+    if (*count == -1 && OptionIs(call.args[i], "COUNT") && i + 1 < call.args.size()) {
+      if (!ParseInt64(call.args[++i], count) || *count < 1) {
+        *error = Error("ERR count should be greater than 0");
+        return false;
       }
     } else {
-      return Error(kSyntaxError);
+      *error = Error(kSyntaxError);
+      return false;
     }
   }
-  if (count == -1) count = 1;
-  for (size_t i = 2; i < where; i++) {
+  if (*count == -1) *count = 1;
+  return true;
+}
+
+// Pops up to `count` elements of `key`'s list: [key, [elements]].
+Expected PopRange(Call& call, const std::string& key, Value* list, bool head, int64_t count) {
+  std::deque<std::string>& items = list->list;
+  const size_t taken = std::min(static_cast<size_t>(count), items.size());
+  const size_t start = head ? 0 : items.size() - taken;
+  Expected popped = Bulks(items, start, taken, !head);
+  items.erase(items.begin() + static_cast<long>(start),
+              items.begin() + static_cast<long>(start + taken));
+  DropIfEmpty(call, key);
+  return Array({RespValue::Bulk(key), popped.value});
+}
+
+Expected Lmpop(Call& call) {
+  size_t first = 0;
+  size_t end = 0;
+  bool head = false;
+  int64_t count = 0;
+  Expected error;
+  if (!ParseMpop(call, 1, &first, &end, &head, &count, &error)) return error;
+  for (size_t i = first; i < end; i++) {
     bool wrong_type = false;
     Value* list = FindList(call, call.args[i], &wrong_type);
     if (wrong_type) return Error(kWrongType);
     if (list == nullptr) continue;
-    std::deque<std::string>& items = list->list;
-    const size_t taken = std::min(static_cast<size_t>(count), items.size());
-    const size_t start = head ? 0 : items.size() - taken;
-    Expected popped = Bulks(items, start, taken, !head);
-    items.erase(items.begin() + static_cast<long>(start),
-                items.begin() + static_cast<long>(start + taken));
-    DropIfEmpty(call, call.args[i]);
-    return Array({RespValue::Bulk(call.args[i]), popped.value});
+    return PopRange(call, call.args[i], list, head, count);
   }
   return NullArray(call);
 }
+
+// --- The blocking forms ---------------------------------------------------------------------
+// Each takes at once when it can; otherwise it blocks (inside EXEC it answers as a timeout: a
+// null array, or BLMOVE's null). A blocked command runs again when a key may serve it, and then
+// takes from that key only (Context::serving_key).
+
+// Redis's getTimeoutFromObjectOrReply in seconds; false with the error in `*error`.
+bool ParseTimeout(const std::string& text, Expected* error) {
+  long double seconds = 0;
+  if (!ParseLongDouble(text, &seconds)) {
+    *error = Error("ERR timeout is not a float or out of range");
+    return false;
+  }
+  const long double ms = std::ceil(seconds * 1000.0L);
+  // Beyond int64 the conversion gives INT64_MIN: negative.
+  if (!(ms >= -9223372036854775808.0L && ms < 9223372036854775808.0L) || ms < 0) {
+    *error = Error("ERR timeout is negative");
+    return false;
+  }
+  return true;
+}
+
+// BLPOP/BRPOP (`count` 0: the reply is [key, element]) and BLMPOP.
+Expected BlockingPop(Call& call, size_t first, size_t end, bool head, int64_t count,
+                     const std::string& timeout) {
+  Expected error;
+  if (!ParseTimeout(timeout, &error)) return error;
+  const std::string& serving = call.context.serving_key;
+  for (size_t i = first; i < end; i++) {
+    const std::string& key = call.args[i];
+    if (!serving.empty() && key != serving) continue;
+    bool wrong_type = false;
+    Value* list = FindList(call, key, &wrong_type);
+    if (wrong_type) return Error(kWrongType);
+    if (list == nullptr) continue;
+    if (count > 0) return PopRange(call, key, list, head, count);
+    std::string value = head ? list->list.front() : list->list.back();
+    head ? list->list.pop_front() : list->list.pop_back();
+    DropIfEmpty(call, key);
+    return Array({RespValue::Bulk(key), RespValue::Bulk(value)});
+  }
+  return call.context.may_block ? Blocks() : NullArray(call);
+}
+
+Expected Blpop(Call& call) {
+  return BlockingPop(call, 1, call.args.size() - 1, true, 0, call.args.back());
+}
+
+Expected Brpop(Call& call) {
+  return BlockingPop(call, 1, call.args.size() - 1, false, 0, call.args.back());
+}
+
+Expected Blmpop(Call& call) {
+  size_t first = 0;
+  size_t end = 0;
+  bool head = false;
+  int64_t count = 0;
+  Expected error;
+  if (!ParseMpop(call, 2, &first, &end, &head, &count, &error)) return error;
+  return BlockingPop(call, first, end, head, count, call.args[1]);
+}
+
+Expected BlockingMove(Call& call, bool from_head, bool to_head, const std::string& timeout) {
+  Expected error;
+  if (!ParseTimeout(timeout, &error)) return error;
+  bool wrong_type = false;
+  Value* source = FindList(call, call.args[1], &wrong_type);
+  if (wrong_type) return Error(kWrongType);
+  if (source == nullptr) return call.context.may_block ? Blocks() : call.Null();
+  return Move(call, from_head, to_head);
+}
+
+Expected Blmove(Call& call) {
+  bool from_head = false;
+  bool to_head = false;
+  if (!ParseEnd(call.args[3], &from_head) || !ParseEnd(call.args[4], &to_head)) {
+    return Error(kSyntaxError);
+  }
+  return BlockingMove(call, from_head, to_head, call.args[5]);
+}
+
+Expected Brpoplpush(Call& call) { return BlockingMove(call, false, true, call.args[3]); }
 
 constexpr uint32_t kPushFlags = kAllocates;  // write and denyoom come from the registry
 
@@ -385,6 +496,11 @@ constexpr Command kCommands[] = {
     {"lmove", kPushFlags, Lmove},
     {"rpoplpush", kPushFlags, Rpoplpush},
     {"lmpop", 0, Lmpop},
+    {"blpop", 0, Blpop},
+    {"brpop", 0, Brpop},
+    {"blmpop", 0, Blmpop},
+    {"blmove", kPushFlags, Blmove},
+    {"brpoplpush", kPushFlags, Brpoplpush},
 };
 
 }  // namespace

@@ -49,10 +49,13 @@ Expected Model::Exec(Session& session, const Context& context) {
   Unwatch(session.client_id);
   std::vector<std::vector<std::string>> queued = std::move(session.queued);
   std::vector<Expected> replies;
+  // A blocking command inside a transaction answers as its timeout would.
+  Context in_exec = context;
+  in_exec.may_block = false;
   for (const std::vector<std::string>& args : queued) {
     // Checked when queued: every command is known and has a valid arity.
     const Command* command = Find(args);
-    replies.push_back(Run(session, *command, args, context));
+    replies.push_back(Run(session, *command, args, in_exec));
   }
   DiscardTransaction(session);
   return ArrayOf(std::move(replies));

@@ -322,6 +322,8 @@ RC_GTEST_PROP(ModelProperty, EngineAndModelAgreeOnRandomCommands, ()) {
     families[rng.Below(families.size())].generate(rng, space, &args);
     Context context;
     context.now_ms = env.clock().WallUs() / 1000;
+    // The engine's client has no connection: its blocking commands cannot block.
+    context.may_block = false;
     wall_ms_max = std::max(wall_ms_max, context.now_ms);
     // Expired keys the engine reclaimed on its own (SCAN pages, RANDOMKEY's draws) stay gone even
     // when the wall clock steps back, as the oracle's model follows them.

@@ -370,4 +370,38 @@ MUTATIONS = [
         "find": "++matches >= rank) {",
         "replace": "++matches > rank) {",
     },
+    # Blocking commands (engine/server/blocking.cc, engine.cc, engine/commands/cmd_list_block.cc).
+    {
+        "name": "blocked-served-last-come-first",
+        "why": "clients waiting for a key are served newest first instead of first come first "
+               "served",
+        "file": "engine/server/blocking.cc",
+        "find": "  return std::vector<Client*>(it->second.begin(), it->second.end());\n",
+        "replace": "  return std::vector<Client*>(it->second.rbegin(), it->second.rend());\n",
+    },
+    {
+        "name": "blocked-push-wakes-nobody",
+        "why": "a write to a key that clients wait for does not make it ready: they time out "
+               "while the list holds elements (a lost wakeup)",
+        "file": "engine/server/blocking.cc",
+        "find": "  if (db_it->second.find(key) == db_it->second.end()) return;\n  MarkReady(db_index, key);\n",
+        "replace": "  if (db_it->second.find(key) == db_it->second.end()) return;\n",
+    },
+    {
+        "name": "blocked-timeout-tenfold-early",
+        "why": "a blocking command's timeout is read as tenths of its milliseconds: the wait "
+               "ends ten times too early",
+        "file": "engine/server/engine.cc",
+        "find": "start_us + timeout_ms * 1000;",
+        "replace": "start_us + timeout_ms * 100;",
+    },
+    {
+        "name": "blpop-served-from-tail",
+        "why": "a BLPOP served after blocking takes the list's last element instead of its "
+               "first",
+        "file": "engine/commands/cmd_list_block.cc",
+        "find": "    const size_t index = head ? 0 : list->size() - 1;\n",
+        "replace": "    const size_t index =\n"
+                   "        (head && context.serving_key().empty()) ? 0 : list->size() - 1;\n",
+    },
 ]

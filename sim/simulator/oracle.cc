@@ -1,6 +1,7 @@
 #include "sim/simulator/oracle.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/db/database.h"
 #include "engine/db/entry.h"
@@ -371,9 +372,19 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
          std::to_string(record->session.client_id) + " (ids follow connection order)");
     return;
   }
-  running_.record = record;
-  running_.args = std::move(record->sent.front());
+  if (record->blocked) {
+    Fail(where + "the engine ran " + DescribeArgs(copy) + " while the client's " +
+         DescribeArgs(record->blocked_args) + " was blocked");
+    return;
+  }
+  std::vector<std::string> sent = std::move(record->sent.front());
   record->sent.pop_front();
+  Begin(record, std::move(sent));
+}
+
+void Oracle::Begin(ConnectionRecord* record, std::vector<std::string> args) {
+  running_.record = record;
+  running_.args = std::move(args);
   ForgetReclaimed(record->session.db);
   const bool exec = record->session.multi && IsExec(running_.args);
   if (ReachesOtherDatabases(running_.args) || exec) {
@@ -482,16 +493,158 @@ void Oracle::CommandPostponed(const Client& client) {
   running_ = Running{};
 }
 
+void Oracle::BeforeRetry(const Client& client) {
+  running_ = Running{};
+  if (!failure_.empty()) return;
+  ConnectionRecord* record = Find(client.conn());
+  if (record == nullptr || !record->blocked) {
+    Fail("the engine ran a blocked command again for connection " + std::to_string(client.conn()) +
+         ", which is not blocked");
+    return;
+  }
+  Begin(record, record->blocked_args);
+  running_.retry = true;
+  running_.context.serving_key = std::string(engine_.serving_key(client));
+  CheckServedInOrder(*record, running_.context.serving_key);
+}
+
+namespace {
+
+// The keys a blocked command waits for (what the model checks; the engine parsed them the same
+// way when it blocked).
+std::vector<std::string> BlockedKeys(const std::vector<std::string>& args) {
+  std::vector<std::string> keys;
+  if (model::EqualsIgnoreCase(args[0], "blpop") || model::EqualsIgnoreCase(args[0], "brpop")) {
+    keys.assign(args.begin() + 1, args.end() - 1);
+  } else if (model::EqualsIgnoreCase(args[0], "blmpop")) {
+    int64_t count = 0;
+    if (model::ParseInt64(args[2], &count) && count > 0 &&
+        static_cast<uint64_t>(count) + 3 <= args.size()) {
+      keys.assign(args.begin() + 3, args.begin() + 3 + count);
+    }
+  } else {
+    keys.push_back(args[1]);  // BLMOVE, BRPOPLPUSH
+  }
+  return keys;
+}
+
+// The timeout a blocked command was sent with, in ms (-1 when unreadable).
+int64_t BlockedTimeoutMs(const std::vector<std::string>& args) {
+  std::string text = args.back();  // BLPOP, BRPOP, BLMOVE, BRPOPLPUSH
+  if (model::EqualsIgnoreCase(args[0], "blmpop")) text = args[1];
+  long double seconds = 0;
+  if (!model::ParseLongDouble(text, &seconds)) return -1;
+  return static_cast<int64_t>(std::ceil(seconds * 1000.0L));
+}
+
+}  // namespace
+
+void Oracle::CheckServedInOrder(const ConnectionRecord& record, const std::string& key) {
+  for (const auto& [id, other] : records_) {
+    if (&other == &record || !other.blocked || other.block_number > record.block_number ||
+        other.session.db != record.session.db) {
+      continue;
+    }
+    // A client on its way out is passed over (it would take an element nobody receives).
+    const Client* client = engine_.FindClient(other.session.client_id);
+    if (client == nullptr || (client->flags & kClientCloseAsap)) continue;
+    const std::vector<std::string> keys = BlockedKeys(other.blocked_args);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) continue;
+    Fail("connection " + std::to_string(record.id) + " " + DescribeArgs(record.blocked_args) +
+         " is served for key " + key + " before connection " + std::to_string(other.id) + " " +
+         DescribeArgs(other.blocked_args) + ", which blocked on it earlier");
+    return;
+  }
+}
+
+void Oracle::CheckWaitedItsTimeout(const ConnectionRecord& record) {
+  const int64_t timeout_ms = BlockedTimeoutMs(record.blocked_args);
+  const int64_t waited_us = env_.clock().MonotonicUs() - record.blocked_at_us;
+  // The engine's deadline counts from its reading at the command's start, at most a
+  // millisecond before the oracle's.
+  if (timeout_ms <= 0 || waited_us + 1000 >= timeout_ms * 1000) return;
+  Fail("connection " + std::to_string(record.id) + " " + DescribeArgs(record.blocked_args) +
+       ": its wait ended after " + std::to_string(waited_us) + " us, before its timeout");
+}
+
+void Oracle::CommandBlocked(const Client& client) {
+  if (running_.exec) env_.sim_memory().set_random_refusals_suspended(false);
+  if (running_.record == nullptr || !failure_.empty()) return;
+  ConnectionRecord& record = *running_.record;
+  KEEL_ASSERT(record.id == client.conn());
+  const model::Expected expected = RunModel(record);
+  trace_.Record(TraceKind::kExecute, record.id, record.executed + 1,
+                "(blocks) " + DescribeArgs(running_.args));
+  if (expected.kind != model::Expected::Kind::kBlocks) {
+    Fail("connection " + std::to_string(record.id) + " command #" +
+         std::to_string(record.executed + 1) + " " + DescribeArgs(running_.args) +
+         ": the engine blocked the client, but the model predicts " + expected.ToString() +
+         (running_.retry ? " (run again for key " + running_.context.serving_key + ")" : ""));
+    return;
+  }
+  if (!running_.retry) {
+    record.block_number = ++blocks_;
+    record.blocked_at_us = env_.clock().MonotonicUs();
+  }
+  record.blocked = true;
+  record.blocked_args = std::move(running_.args);
+  running_ = Running{};
+}
+
+void Oracle::CheckNothingToServe(const ConnectionRecord& record) {
+  const std::vector<std::string>& args = record.blocked_args;
+  const std::vector<std::string> keys = BlockedKeys(args);
+  const int64_t now_ms = env_.clock().WallUs() / 1000;
+  const model::KeyTable& db = model_.db(record.session.db);
+  for (const std::string& key : keys) {
+    auto it = db.find(key);
+    if (it == db.end() || it->second.type != model::ValueType::kList) continue;
+    if (model::Model::IsExpired(it->second, now_ms) || it->second.list.empty()) continue;
+    Fail("connection " + std::to_string(record.id) + " " + DescribeArgs(args) +
+         ": its wait ended unserved while list " + key + " holds " +
+         std::to_string(it->second.list.size()) + " elements (a lost wakeup)");
+    return;
+  }
+}
+
+void Oracle::BlockEnded(const Client& client) {
+  if (!failure_.empty()) return;
+  ConnectionRecord* record = Find(client.conn());
+  if (record == nullptr || !record->blocked) return;
+  record->blocked = false;
+  // Freed with the connection: nothing is replied.
+  if (record->cut || record->closed || (client.flags & kClientCloseAsap)) return;
+  CheckNothingToServe(*record);
+  CheckWaitedItsTimeout(*record);
+  commands_++;
+  record->executed++;
+  trace_.Record(TraceKind::kExecute, record->id, record->executed,
+                "(wait ends) " + DescribeArgs(record->blocked_args));
+  const int resp = record->session.resp;
+  model::Expected expected = model::OneOf(
+      {model::NullArray(resp), model::Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")});
+  record->replies.push_back(PendingReply{std::move(expected), record->executed,
+                                         std::move(record->blocked_args),
+                                         env_.clock().WallUs() / 1000, record->session.db, 0});
+  record->blocked_args.clear();
+}
+
 void Oracle::AfterCommand(const Client& client) {
   if (running_.exec) env_.sim_memory().set_random_refusals_suspended(false);
   if (running_.record == nullptr || !failure_.empty()) return;
   ConnectionRecord& record = *running_.record;
   KEEL_ASSERT(record.id == client.conn());
+  if (running_.retry) {
+    record.blocked = false;
+    record.blocked_args.clear();
+    waits_served_++;
+  }
   commands_++;
   record.executed++;
   const int db = record.session.db;
   model::Expected expected = RunModel(record);
-  trace_.Record(TraceKind::kExecute, record.id, record.executed, DescribeArgs(running_.args));
+  trace_.Record(TraceKind::kExecute, record.id, record.executed,
+                (running_.retry ? "(served) " : "") + DescribeArgs(running_.args));
   const int64_t now_ms = running_.context.now_ms;
   const uint64_t scan_iteration =
       record.cut ? 0

@@ -64,7 +64,13 @@ struct ConnectionRecord {
   std::vector<std::string> scan_next;
   uint64_t scan_next_iteration = 0;
 
-  size_t in_flight() const { return sent.size() + replies.size(); }
+  // The command the engine holds blocked (BLPOP on empty lists...), waiting for its reply.
+  bool blocked = false;
+  std::vector<std::string> blocked_args;
+  uint64_t block_number = 0;  // the order it blocked in, among every connection's
+  int64_t blocked_at_us = 0;  // monotonic time when it first blocked
+
+  size_t in_flight() const { return sent.size() + replies.size() + (blocked ? 1 : 0); }
 };
 
 class Oracle final : public CommandObserver, public KeyspaceObserver {
@@ -87,12 +93,18 @@ class Oracle final : public CommandObserver, public KeyspaceObserver {
   void BeforeCommand(const Client& client, std::span<const std::string_view> args) override;
   void AfterCommand(const Client& client) override;
   void CommandPostponed(const Client& client) override;
+  void CommandBlocked(const Client& client) override;
+  void BeforeRetry(const Client& client) override;
+  void BlockEnded(const Client& client) override;
 
   // KeyspaceObserver: evictions.
   void BeforeKeyChange(const Database& db, std::string_view key, uint64_t hash) override;
   void KeyEventFired(int db_index, uint32_t type_class, std::string_view event,
                      std::string_view key) override;
   uint64_t evictions() const { return evictions_; }
+  // Commands that blocked their client, and those of them another client's write served.
+  uint64_t waits() const { return blocks_; }
+  uint64_t waits_served() const { return waits_served_; }
   ScanGuarantee& scans() { return scans_; }
 
   // The first divergence, or empty.
@@ -111,8 +123,19 @@ class Oracle final : public CommandObserver, public KeyspaceObserver {
     std::vector<std::string> args;
     model::Context context;
     uint64_t refused_before = 0;
-    bool exec = false;  // an EXEC of a transaction: random memory refusals are suspended
+    bool exec = false;   // an EXEC of a transaction: random memory refusals are suspended
+    bool retry = false;  // a blocked command run again for a key that became ready
   };
+  // Starts following `args`, the command `record`'s client runs now.
+  void Begin(ConnectionRecord* record, std::vector<std::string> args);
+  // A blocked command's wait ended unserved: no key it waits for may hold a list in the model
+  // (that would be a lost wakeup).
+  void CheckNothingToServe(const ConnectionRecord& record);
+  // A waiter being served for `key` must be the first still waiting for it (first come first
+  // served).
+  void CheckServedInOrder(const ConnectionRecord& record, const std::string& key);
+  // A wait that ended unserved must have lasted its timeout.
+  void CheckWaitedItsTimeout(const ConnectionRecord& record);
   model::Expected RunModel(ConnectionRecord& record);
   // A key that expired at a moment the engine has seen (before wall_ms_max) may have been
   // reclaimed by the engine since, whenever it liked (active expiry); if the wall clock then
@@ -135,6 +158,8 @@ class Oracle final : public CommandObserver, public KeyspaceObserver {
   std::string failure_;
   uint64_t commands_ = 0;
   int64_t wall_ms_max_ = 0;
+  uint64_t blocks_ = 0;
+  uint64_t waits_served_ = 0;
 };
 
 // Compares database `index` of the engine with the model: every engine key must be in the model

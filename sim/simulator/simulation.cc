@@ -537,6 +537,8 @@ RunResult Simulation::Run() {
   result.commands = oracle_->commands();
   result.evictions = oracle_->evictions();
   result.scan_iterations = oracle_->scans().completed();
+  result.waits = oracle_->waits();
+  result.waits_served = oracle_->waits_served();
   result.steps = steps_;
   result.simulated_us = env_.clock().MonotonicUs();
   // A failed run may leave the engine mid-way; it is destroyed here, observer first.

@@ -31,6 +31,8 @@ struct RunResult {
   uint64_t commands = 0;         // commands the engine executed
   uint64_t evictions = 0;        // keys evicted under an evicting maxmemory-policy
   uint64_t scan_iterations = 0;  // SCAN iterations followed to the end and checked
+  uint64_t waits = 0;            // commands that blocked their client (BLPOP...)
+  uint64_t waits_served = 0;     // of them, served by another client's write
   uint64_t steps = 0;
   int64_t simulated_us = 0;
 };

@@ -43,6 +43,8 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
   uint64_t commands = 0;
   uint64_t evictions = 0;
   uint64_t scan_iterations = 0;
+  uint64_t waits = 0;
+  uint64_t waits_served = 0;
   std::vector<SeedOutcome> failures;
   double last_log = 0;
   auto progress = [&](bool final_line) {
@@ -62,6 +64,8 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
         commands += outcome.result.commands;
         evictions += outcome.result.evictions;
         scan_iterations += outcome.result.scan_iterations;
+        waits += outcome.result.waits;
+        waits_served += outcome.result.waits_served;
         if (!outcome.result.ok) {
           if (terminal) std::fprintf(stderr, "\n");
           ReportFailure(outcome, options.program);
@@ -77,10 +81,11 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
       stderr,
       "keel-sim: %zu seeds (%s), %zu failures, %llu simulated commands in %.1f s: %.0f "
       "simulated commands/s with %d jobs; %llu keys evicted, %llu SCAN iterations "
-      "followed to the end\n",
+      "followed to the end, %llu blocked commands (%llu served by another client)\n",
       done, options.description.c_str(), failures.size(), static_cast<unsigned long long>(commands),
       elapsed, elapsed > 0 ? static_cast<double>(commands) / elapsed : 0.0, options.jobs,
-      static_cast<unsigned long long>(evictions), static_cast<unsigned long long>(scan_iterations));
+      static_cast<unsigned long long>(evictions), static_cast<unsigned long long>(scan_iterations),
+      static_cast<unsigned long long>(waits), static_cast<unsigned long long>(waits_served));
   if (!options.shrink) return static_cast<int>(failures.size());
   for (size_t i = 0; i < failures.size() && i < kShrinkFailuresMax; i++) {
     std::fprintf(stderr, "shrinking seed %llu...\n",

@@ -1,6 +1,7 @@
 // Commands of the list family: every list command with its options, indexes around the ends
-// (negative, past the end, not numbers), counts at their edges, and LMOVE between lists and onto
-// the same list.
+// (negative, past the end, not numbers), counts at their edges, LMOVE between lists and onto
+// the same list, and the blocking forms with short timeouts (served by other clients' pushes,
+// timing out as the clock moves, or cut while they wait).
 //
 // Lists live mostly under their own names (l0 .. l3), and now and then under a string-family key,
 // so that list commands meet strings and string commands meet lists (WRONGTYPE both ways).
@@ -9,8 +10,19 @@
 namespace keel::workload {
 namespace {
 
+// Two lists that are mostly empty, as job queues are: the blocking commands wait on them often,
+// and pushes to them (now and then) serve the waiters.
+std::string QueueKey(Rng& rng) { return "q" + std::to_string(rng.Below(2)); }
+
 std::string ListKey(Rng& rng, const KeySpace& space) {
-  return rng.Below(8) == 0 ? RandomKey(rng, space) : "l" + std::to_string(rng.Below(4));
+  switch (rng.Below(8)) {
+    case 0:
+      return RandomKey(rng, space);
+    case 1:
+      return QueueKey(rng);
+    default:
+      return "l" + std::to_string(rng.Below(4));
+  }
 }
 
 std::string Index(Rng& rng) {
@@ -37,7 +49,8 @@ std::string Element(Rng& rng, const KeySpace& space) {
 
 void Push(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   static constexpr std::string_view kPushes[] = {"lpush", "rpush", "lpushx", "rpushx"};
-  *args = {RandomCase(rng, kPushes[rng.Below(4)]), ListKey(rng, space)};
+  *args = {RandomCase(rng, kPushes[rng.Below(4)]),
+           rng.Below(4) == 0 ? QueueKey(rng) : ListKey(rng, space)};
   // Now and then many small elements, so that lists grow past one node.
   const bool many = rng.Below(4) == 0;
   const uint64_t elements = 1 + rng.Below(many ? 60 : 4);
@@ -71,6 +84,51 @@ void Lmpop(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
     args->insert(args->end(), {"COUNT", MaybeBadNumber(rng, Between(rng, 0, 5))});
 }
 
+// The blocking forms, with timeouts short enough that a client left waiting is answered well
+// within the drain's bound (never 0, which waits forever), and now and then a bad one.
+std::string Timeout(Rng& rng) {
+  static constexpr std::string_view kTimeouts[] = {"0.01", "0.05", "0.2", "0.5", "1", "1.5"};
+  switch (rng.Below(25)) {
+    case 0:
+      return "-1";
+    case 1:
+      return "soon";
+    default:
+      return std::string(kTimeouts[rng.Below(std::size(kTimeouts))]);
+  }
+}
+
+void Blocking(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
+  switch (rng.Below(5)) {
+    case 0:
+    case 1: {
+      *args = {RandomCase(rng, rng.Below(2) == 0 ? "blpop" : "brpop")};
+      const uint64_t keys = 1 + rng.Below(3);
+      for (uint64_t i = 0; i < keys; i++) {
+        args->push_back(rng.Below(2) == 0 ? QueueKey(rng) : ListKey(rng, space));
+      }
+      args->push_back(Timeout(rng));
+      break;
+    }
+    case 2:
+      *args = {RandomCase(rng, "blmove"),
+               QueueKey(rng),
+               ListKey(rng, space),
+               End(rng),
+               End(rng),
+               Timeout(rng)};
+      break;
+    case 3:
+      *args = {RandomCase(rng, "brpoplpush"), QueueKey(rng), ListKey(rng, space), Timeout(rng)};
+      break;
+    default:
+      Lmpop(rng, space, args);
+      (*args)[0] = RandomCase(rng, "blmpop");
+      args->insert(args->begin() + 1, Timeout(rng));
+      break;
+  }
+}
+
 // The generic commands on lists.
 void Generic(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   switch (rng.Below(5)) {
@@ -96,7 +154,7 @@ void Generic(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
 
 void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   args->clear();
-  switch (rng.Below(16)) {
+  switch (rng.Below(18)) {
     case 0:
     case 1:
     case 2:
@@ -143,6 +201,9 @@ void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* arg
       break;
     case 14:
       Lmpop(rng, space, args);
+      break;
+    case 15:
+      Blocking(rng, space, args);
       break;
     default:
       Generic(rng, space, args);

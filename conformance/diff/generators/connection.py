@@ -170,6 +170,11 @@ GENERATORS = {
     "client|list": (0.7, client_list),
 }
 
+def client_unblock(gen):
+    reason = [gen.rng.choice([b"TIMEOUT", b"ERROR", b"timeout", b"bad"])] if gen.chance(0.5) else []
+    return [gen.token("client"), b"unblock", gen.integer_arg(lambda: gen.rng.randint(1, 50))] + reason
+
+
 NOT_GENERATED = {
     "client|help": ("its text is a known gap (normalise.KNOWN_GAPS)", client_help),
     "client|pause": ("would hold the runner's own connections (conformance/cases/servercmds.txt "
@@ -178,6 +183,9 @@ NOT_GENERATED = {
                      "ServerTest unit tests)", client_reply),
     "client|no-touch": ("a Redis 7.2 command, absent from the 7.0 reference server",
                         client_no_touch),
+    "client|unblock": ("the random run never has a blocked client to unblock (its blocking "
+                       "commands time out before the next command is sent); the blocking case "
+                       "file and the ListBlockTest unit tests cover it", client_unblock),
     "monitor": ("turns the connection into a monitor whose stream depends on the other "
                 "connections' timing (covered by the ServerTest unit tests)", monitor),
 }

@@ -127,6 +127,34 @@ def lmpop(gen):
     return args
 
 
+def _timeout(gen):
+    # Short enough that a command finding nothing times out at once on both servers (the runner
+    # waits for each reply before it sends anything else, so nobody can serve it); now and then
+    # a bad one.
+    if gen.chance(0.08):
+        return gen.rng.choice([b"-1", b"x", b"inf", b"-0.0001x"])
+    return gen.rng.choice([b"0.01", b"0.02"])
+
+
+def blocking_pop(name):
+    def generate(gen):
+        return [gen.token(name)] + gen.keys(1, 3) + [_timeout(gen)]
+    return generate
+
+
+def blmove(gen):
+    return [gen.token("blmove"), gen.key(), gen.key(), _end(gen), _end(gen), _timeout(gen)]
+
+
+def brpoplpush(gen):
+    return [gen.token("brpoplpush"), gen.key(), gen.key(), _timeout(gen)]
+
+
+def blmpop(gen):
+    args = lmpop(gen)
+    return [gen.token("blmpop"), _timeout(gen)] + args[1:]
+
+
 GENERATORS = {
     "lpush": (4, _push("lpush")),
     "rpush": (4, _push("rpush")),
@@ -145,4 +173,9 @@ GENERATORS = {
     "lmove": (1, lmove),
     "rpoplpush": (1, rpoplpush),
     "lmpop": (1, lmpop),
+    "blpop": (1, blocking_pop("blpop")),
+    "brpop": (1, blocking_pop("brpop")),
+    "blmove": (0.5, blmove),
+    "brpoplpush": (0.5, brpoplpush),
+    "blmpop": (0.5, blmpop),
 }
