@@ -204,7 +204,10 @@ def section_text(data, folder_rel):
                 f"operations, {p0['clients']} connections; A 50% reads, B 95%, C 100%**", ""]
         out += throughput_table(data, [c["id"] for c in ycsb],
                                 (["workload", "pipeline"], labels), notes)
-    memory = [c for c in cells if c["group"] == "memory" and c["params"].get("kind") != "set"]
+    memory = [c for c in cells
+              if c["group"] == "memory" and c["params"].get("kind") not in ("set", "hash")]
+    hash_memory = [c for c in cells
+                   if c["group"] == "memory" and c["params"].get("kind") == "hash"]
     set_memory = [c for c in cells if c["group"] == "memory" and c["params"].get("kind") == "set"]
     if memory:
         out += ["", "**Memory after a pipelined load of 64-byte values, read once settled "
@@ -230,6 +233,21 @@ def section_text(data, folder_rel):
             keel = data["rows"][(cell["id"], "keel")]
             redis = data["rows"][(cell["id"], "redis")]
             row = [f"{cell['params']['sets']:,} × {cell['params']['members_per_set']:,}"]
+            for column in ("rss_bytes_per_key", "used_memory_bytes_per_key"):
+                values = [num(keel.get(column)), num(redis.get(column))]
+                row += [f"{v:.1f}" if v is not None else (cell_state(r) or "—")
+                        for v, r in zip(values, (keel, redis))]
+                row.append(f_ratio(*values))
+            out.append("| " + " | ".join(row) + " |")
+    if hash_memory:
+        out += ["", "**Memory of hashes of 16-byte fields and values after pipelined HSETs, read "
+                "once settled (bytes per field, whole process)**", "",
+                "| hashes × fields | Keel RSS | Redis RSS | Keel/Redis RSS | Keel used_memory | "
+                "Redis used_memory | Keel/Redis used_memory |", "|---|---|---|---|---|---|---|"]
+        for cell in hash_memory:
+            keel = data["rows"][(cell["id"], "keel")]
+            redis = data["rows"][(cell["id"], "redis")]
+            row = [f"{cell['params']['hashes']:,} × {cell['params']['fields_per_hash']:,}"]
             for column in ("rss_bytes_per_key", "used_memory_bytes_per_key"):
                 values = [num(keel.get(column)), num(redis.get(column))]
                 row += [f"{v:.1f}" if v is not None else (cell_state(r) or "—")

@@ -1,5 +1,8 @@
 #include "fuzz/model_shadow.h"
 
+#include <algorithm>
+
+#include "engine/db/types/hash.h"
 #include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
 #include "engine/db/value_ops.h"
@@ -66,6 +69,15 @@ model::Value ModelValue(const Entry& entry) {
                                                                  : model::Encoding::kHashtable;
     static_cast<const SetValue*>(EntryObject(entry))->ForEach([&](std::string_view member) {
       value.set.emplace(member);
+    });
+    return value;
+  }
+  if (entry.type() == ValueType::kHash) {
+    const auto& hash = *static_cast<const HashValue*>(EntryObject(entry));
+    value.type = model::ValueType::kHash;
+    value.encoding = hash.is_listpack() ? model::Encoding::kListpack : model::Encoding::kHashtable;
+    hash.ForEach([&](std::string_view field, std::string_view text) {
+      value.hash.emplace_back(field, text);
     });
     return value;
   }
@@ -174,6 +186,20 @@ std::string ModelShadow::CompareDatabase(int index) const {
     const Entry* entry = db.Find(key);
     if (entry == nullptr) {
       return where + "the model holds " + RespValue::Bulk(key).ToString() + ", the engine not";
+    }
+    if (entry->type() == ValueType::kHash || value.type == model::ValueType::kHash) {
+      // A hashtable's order is the engine's table: its pairs are compared as a set.
+      model::Value engine_value = ModelValue(*entry);
+      model::Value model_value = value;
+      if (model_value.encoding == model::Encoding::kHashtable) {
+        std::sort(engine_value.hash.begin(), engine_value.hash.end());
+        std::sort(model_value.hash.begin(), model_value.hash.end());
+      }
+      if (!(engine_value == model_value)) {
+        return where + "key " + RespValue::Bulk(key).ToString() + ": the engine and the model " +
+               "hold different hashes";
+      }
+      continue;
     }
     if (entry->type() == ValueType::kList || value.type == model::ValueType::kList ||
         entry->type() == ValueType::kSet || value.type == model::ValueType::kSet) {

@@ -1,5 +1,6 @@
 #include "io/real_env.h"
 
+#include <malloc.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -91,6 +92,11 @@ class RealRandom final : public Random {
 
 class RealMemory final : public MemoryResource {
  public:
+  // A fixed mmap threshold: glibc otherwise raises it to the size of each large block freed, so
+  // that a structure which grows by reallocation (a hash's arena and table, a set's) gets its
+  // later blocks from the heap, and the freed ones stay resident (bench mem-hash-1x1M: RSS 72.9
+  // bytes per field against 54.5 used). Blocks of 256 KiB and more are mapped and unmapped.
+  RealMemory() { mallopt(M_MMAP_THRESHOLD, 256 * 1024); }
   void* Allocate(size_t bytes) override { return std::malloc(bytes); }
   // glibc's calloc skips the memset for a block it maps fresh (large blocks are mmapped).
   void* AllocateZeroed(size_t bytes) override { return std::calloc(1, bytes); }

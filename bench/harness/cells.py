@@ -45,6 +45,22 @@ def _profile_cell(test, pipeline, size, random_keys, requests, reps):
                  "warmup": max(requests // 10, 1000), "clients": CLIENTS}, reps)
 
 
+# Hash cells (issue 14): HSET (redis-benchmark's "HSET myhash element:__rand_int__ xxx") and HGET
+# (the same field read back, sent as a custom command: redis-benchmark has no HGET test), on one
+# field and over -r 1,000,000 fields of one hash.
+HASH_PIPELINES = (32, 16)
+HASH_TESTS = ("HSET", "HGET")
+
+
+def _hash_profile_cells(requests, random_keys, reps):
+    cells = []
+    for pipeline in HASH_PIPELINES:
+        for test in HASH_TESTS:
+            for keys in (None, random_keys):
+                cells.append(_profile_cell(test, pipeline, 3, keys, requests, reps))
+    return cells
+
+
 def _ycsb_cells(records, operations, reps):
     cells = []
     for pipeline in (16, 1):
@@ -80,6 +96,14 @@ def _set_memory_cell(sets, members_per_set, label, reps, window):
                  "keys": sets * members_per_set, "settle_window_s": window}, reps)
 
 
+# Hashes of 16-byte fields and values: one hash of 1,000,000 fields (a hashtable), and 100,000
+# hashes of 10 (listpacks). The figures are per field ("keys" counts fields).
+def _hash_memory_cell(hashes, fields_per_hash, label, reps, window):
+    return Cell(f"mem-hash-{label}", "memory", ("HSET",),
+                {"kind": "hash", "hashes": hashes, "fields_per_hash": fields_per_hash,
+                 "keys": hashes * fields_per_hash, "settle_window_s": window}, reps)
+
+
 def _callgrind_cells(requests_p32, requests_p1, reps):
     cells = []
     for pipeline, requests in ((32, requests_p32), (1, requests_p1)):
@@ -112,6 +136,9 @@ def full_plan():
              _list_memory_cell(1_000_000, "1M", 3, 30)] +
             [_set_memory_cell(1, 1_000_000, "1x1M", 3, 30),
              _set_memory_cell(100_000, 10, "100kx10", 3, 30)] +
+            _hash_profile_cells(1_000_000, 1_000_000, 3) +
+            [_hash_memory_cell(1, 1_000_000, "1x1M", 3, 30),
+             _hash_memory_cell(100_000, 10, "100kx10", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +
             _bigreq_cells(100_000_000, 512 << 20, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
@@ -125,6 +152,9 @@ def quick_plan():
     ycsb = [c for c in _ycsb_cells(20_000, 50_000, 1) if c.params["workload"] == "A"]
     return (profile + ycsb + [_memory_cell(100_000, "100k", 1, 3)] +
             [_set_memory_cell(1, 20_000, "1x20k", 1, 3), _set_memory_cell(2_000, 10, "2kx10", 1, 3)] +
+            [c for c in _hash_profile_cells(50_000, 50_000, 1) if c.params["pipeline"] == 32] +
+            [_hash_memory_cell(1, 20_000, "1x20k", 1, 3),
+             _hash_memory_cell(2_000, 10, "2kx10", 1, 3)] +
             [c for c in _callgrind_cells(5_000, 2_000, 1) if c.id == "cg-SET-P32-d3"] +
             _bigreq_cells(2_000_000, 8 << 20, 1) +
             [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])

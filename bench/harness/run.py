@@ -16,6 +16,7 @@ import traceback
 
 import cells as cells_mod
 import procfs
+import hash_load
 import set_load
 import servers
 import summary
@@ -85,10 +86,14 @@ def stat_delta(before, after, field):
 def redis_benchmark_argv(ctx, port, params, requests, test=None):
     argv = [ctx.redis_benchmark, "-h", "127.0.0.1", "-p", str(port), "-c", str(params["clients"]),
             "-n", str(requests), "-P", str(params["pipeline"]), "-d", str(params["size"]),
-            "-t", (test or params["test"]).lower(), "--csv"]
+            "--csv"]
     if params.get("random_keys"):
         argv += ["-r", str(params["random_keys"])]
-    return argv
+    test = test or params["test"]
+    if test == "HGET":
+        # No built-in test: the field HSET's test writes, as a custom command (after the options).
+        return argv + ["HGET", "myhash", "element:__rand_int__"]
+    return argv + ["-t", test.lower()]
 
 
 def prepare_profile(ctx, server, params, run_dir, probe):
@@ -99,6 +104,14 @@ def prepare_profile(ctx, server, params, run_dir, probe):
                 "--records", str(params["random_keys"]), "--value-bytes", str(params["size"])]
         code, _, _ = ctx.run_client(argv, run_dir, "prepare")
         check(probe, "prepare exit code", code == 0, code)
+    elif test == "HGET":
+        rel = os.path.relpath(run_dir, ctx.out)
+        ctx.log(["(resp)", "HSET", "myhash", f"{params.get('random_keys') or 1} fields"], rel)
+        hash_load.send(server.port, hash_load.benchmark_commands(params.get("random_keys") or 0,
+                                                                  params["size"]))
+        fields = ctx.server_command(server, run_dir, "HLEN", "myhash")
+        check(probe, "every field loaded", fields == (params.get("random_keys") or 1),
+              f"HLEN {fields}")
     elif test == "GET":
         # Without -r every request reads the literal key "key:__rand_int__".
         ctx.server_command(server, run_dir, "SET", "key:__rand_int__", "x" * params["size"])
@@ -132,6 +145,10 @@ def run_profile(ctx, cell, engine, run_dir, probe):
         check(probe, "commands processed >= requests", processed >= params["requests"], processed)
         errors = stat_delta(stats_before, stats_after, "total_error_replies")
         check(probe, "no error replies", errors == 0, errors)
+        if params["test"] == "HGET":
+            fields = ctx.server_command(server, run_dir, "HLEN", "myhash")
+            check(probe, "HGET's hash kept every field", fields == (params.get("random_keys") or 1),
+                  f"HLEN {fields}")
         if params["test"] == "GET":
             misses = stat_delta(stats_before, stats_after, "keyspace_misses")
             check(probe, "every GET found its key", misses == 0, f"{misses} misses")
@@ -255,6 +272,15 @@ def run_memory(ctx, cell, engine, run_dir, probe):
             cardinality = ctx.server_command(server, run_dir, "SCARD", "set:0000000")
             check(probe, "every member loaded", cardinality == params["members_per_set"],
                   f"SCARD {cardinality}")
+        elif params.get("kind") == "hash":
+            # Hashes: "keys" counts fields (the figures are per field), DBSIZE the hashes.
+            wall_s = hash_load.send(server.port, hash_load.memory_commands(
+                params["hashes"], params["fields_per_hash"]))
+            keys = ctx.server_command(server, run_dir, "DBSIZE")
+            check(probe, "every hash loaded", keys == params["hashes"], f"DBSIZE {keys}")
+            fields = ctx.server_command(server, run_dir, "HLEN", "hash:0000000")
+            check(probe, "every field loaded", fields == params["fields_per_hash"],
+                  f"HLEN {fields}")
         elif params.get("kind") == "list":
             wall_s = load_list(ctx, server, run_dir, params["keys"], params["value_bytes"])
             length = ctx.server_command(server, run_dir, "LLEN", LIST_KEY)

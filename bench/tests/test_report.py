@@ -279,6 +279,13 @@ class HarnessTest(unittest.TestCase):
         for workload in "ABC":
             self.assertIn(f"ycsb-{workload}-P1", ids)
         self.assertIn("mem-10M", ids)
+        # Issue 14's hash cells: HSET and HGET at -P 32 and 16, one field and -r 1,000,000.
+        for test in ("HSET", "HGET"):
+            for pipeline in (16, 32):
+                self.assertIn(f"{test}-P{pipeline}-d3", ids)
+                self.assertIn(f"{test}-P{pipeline}-d3-rand", ids)
+        self.assertIn("mem-hash-1x1M", ids)
+        self.assertIn("mem-hash-100kx10", ids)
         self.assertTrue(all(c.reps >= 3 for c in plan if c.group != "micro"))
         self.assertTrue(all(c.params["requests"] == 1_000_000 and c.params["clients"] == 50
                             for c in plan if c.group == "profile"))

@@ -21,6 +21,7 @@ void Registry::AddBuiltins() {
   RegisterListMoveCommands(*registry);
   RegisterListBlockingCommands(*registry);
   RegisterSetCommands(*registry);
+  RegisterHashCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

@@ -124,6 +124,21 @@ TEST_F(IntrospectionCommandsTest, Getkeys) {
             Array({Bulk("a"), Bulk("b"), Bulk("a")}));
 }
 
+// A keynum that is not a strict integer: Redis falls back to the command's getkeys function,
+// which reads it with atoi (redis-server 7.0.15's replies; the random differential run found it).
+TEST_F(IntrospectionCommandsTest, GetkeysKeynumReadAsAtoiWhenNotAnInteger) {
+  const RespValue invalid = Err("ERR Invalid arguments specified for command");
+  EXPECT_EQ(Run({"command", "getkeys", "lmpop", "1e3", "k2", "k2", "left"}), Array({Bulk("k2")}));
+  EXPECT_EQ(Run({"command", "getkeys", "lmpop", " 2", "a", "b", "left"}),
+            Array({Bulk("a"), Bulk("b")}));
+  EXPECT_EQ(Run({"command", "getkeys", "lmpop", "2x", "a", "b", "left"}),
+            Array({Bulk("a"), Bulk("b")}));
+  EXPECT_EQ(Run({"command", "getkeys", "sintercard", "1.5", "a", "b"}), Array({Bulk("a")}));
+  EXPECT_EQ(Run({"command", "getkeys", "lmpop", "x", "k", "left"}), invalid);
+  EXPECT_EQ(Run({"command", "getkeys", "lmpop", "5", "k", "left"}), invalid);
+  EXPECT_EQ(Run({"command", "getkeys", "lmpop", "-1", "k", "left"}), invalid);
+}
+
 TEST_F(IntrospectionCommandsTest, GetkeysErrors) {
   EXPECT_EQ(Run({"command", "getkeys", "foo", "a"}), Err("ERR Invalid command specified"));
   EXPECT_EQ(Run({"command", "getkeys", "client", "foo"}), Err("ERR Invalid command specified"));

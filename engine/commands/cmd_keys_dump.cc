@@ -9,6 +9,8 @@
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
+#include "engine/db/types/hash.h"
+#include "engine/db/types/hash_ops.h"
 #include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set.h"
 #include "engine/db/types/set_ops.h"
@@ -135,6 +137,8 @@ struct LoadedValue {
       List::Destroy(static_cast<List*>(object), memory);
     } else if (type == ValueType::kSet) {
       SetValue::Destroy(static_cast<SetValue*>(object), memory);
+    } else if (type == ValueType::kHash) {
+      HashValue::Destroy(static_cast<HashValue*>(object), memory);
     }
     object = nullptr;
   }
@@ -178,6 +182,23 @@ bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded
       loaded->type = ValueType::kSet;
       loaded->encoding = SetEncodingOf(*set);
       loaded->object = set;
+      return true;
+    }
+  } else if (IsHashRdbType(type)) {
+    const HashLimits limits = {
+        .listpack_entries = static_cast<size_t>(context.config().hash_max_listpack_entries),
+        .listpack_value = static_cast<size_t>(context.config().hash_max_listpack_value)};
+    HashValue* hash = nullptr;
+    const LoadStatus status =
+        LoadHash(type, reader, limits, context.keyspace.rng().Next(), context.memory(), &hash);
+    if (status == LoadStatus::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return false;
+    }
+    if (status == LoadStatus::kLoaded) {
+      loaded->type = ValueType::kHash;
+      loaded->encoding = HashEncodingOf(*hash);
+      loaded->object = hash;
       return true;
     }
   }

@@ -88,6 +88,7 @@ void RegisterListCommands(Registry& registry);
 void RegisterListMoveCommands(Registry& registry);      // LMOVE, RPOPLPUSH, LMPOP
 void RegisterListBlockingCommands(Registry& registry);  // BLPOP, BRPOP, BLMOVE, ...
 void RegisterSetCommands(Registry& registry);
+void RegisterHashCommands(Registry& registry);
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND

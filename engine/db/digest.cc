@@ -15,6 +15,8 @@ void XorInto(Sha1::Digest& digest, const Sha1::Digest& hash) {
 
 void DigestBuilder::Xor(std::string_view bytes) { XorInto(bytes_, Sha1::Of(bytes)); }
 
+void DigestBuilder::XorDigest(const DigestBuilder& element) { XorInto(bytes_, element.bytes_); }
+
 void DigestBuilder::Mix(std::string_view bytes) {
   Xor(bytes);
   bytes_ = Sha1::Of(std::string_view(reinterpret_cast<const char*>(bytes_.data()), bytes_.size()));

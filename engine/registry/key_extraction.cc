@@ -1,9 +1,30 @@
 #include "engine/registry/key_extraction.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
 #include "engine/base/assert.h"
 #include "engine/base/numbers.h"
 
 namespace keel {
+namespace {
+
+// C's atoi as glibc computes it for the texts that matter here: leading white space, a sign,
+// then digits up to the first other byte (saturated instead of overflowing).
+int64_t AtoiPrefix(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || (text[i] >= '\t' && text[i] <= '\r'))) i++;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  int64_t value = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; i++) {
+    value = value > INT32_MAX ? value : value * 10 + (text[i] - '0');
+  }
+  return negative ? -value : value;
+}
+
+}  // namespace
 
 bool CommandHasKeys(const CommandSpec& spec) {
   if (spec.key_specs.empty()) return false;
@@ -62,11 +83,21 @@ bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args
       step = key_spec.key_step;
       const int count_index = first + key_spec.keynum_index;
       int64_t count = 0;
-      if (key_spec.keynum_index >= argc || count_index >= argc ||
-          !ParseStrictInt64(args[static_cast<size_t>(count_index)], &count) || count < 0 ||
-          count > argc) {
+      if (key_spec.keynum_index >= argc || count_index >= argc) {
         keys->clear();
         return false;
+      }
+      if (!ParseStrictInt64(args[static_cast<size_t>(count_index)], &count) || count < 0 ||
+          count > argc) {
+        // Redis falls back to the command's getkeys function when the spec's count does not
+        // parse; every command with a keynum spec has one, and they read the count with atoi
+        // and take 1..(what follows) keys ("LMPOP 1e3 k left" names k).
+        count = AtoiPrefix(args[static_cast<size_t>(count_index)]);
+        const int first_key = first + key_spec.first_key;
+        if (count < 1 || count > (argc - first_key) / std::max(key_spec.key_step, 1)) {
+          keys->clear();
+          return false;
+        }
       }
       first += key_spec.first_key;
       last = first + static_cast<int>(count) - 1;

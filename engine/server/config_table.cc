@@ -797,8 +797,10 @@ constexpr ConfigParam kTable[] = {
     Special("notify-keyspace-events", 0, "", ParseNotifyKeyspaceEvents,
             RewriteNotifyKeyspaceEvents),
     // Data structure encodings.
-    Int("hash-max-listpack-entries", 0, "512", 0, kLongMax).Alias("hash-max-ziplist-entries"),
-    Memory("hash-max-listpack-value", 0, "64", 0, kLongMax).Alias("hash-max-ziplist-value"),
+    Int("hash-max-listpack-entries", 0, "512", 0, kLongMax, &CV::hash_max_listpack_entries)
+        .Alias("hash-max-ziplist-entries"),
+    Memory("hash-max-listpack-value", 0, "64", 0, kLongMax, &CV::hash_max_listpack_value)
+        .Alias("hash-max-ziplist-value"),
     Int("list-max-listpack-size", 0, "-2", kIntMin, kIntMax, &CV::list_max_listpack_size)
         .Alias("list-max-ziplist-size"),
     Int("list-compress-depth", 0, "0", 0, kIntMax, &CV::list_compress_depth),

@@ -35,6 +35,35 @@ std::string Listed(const std::vector<std::string>& strings) {
   return "{" + text + "}";
 }
 
+// The pairs of `actual` as kPairs reads them; false when its shape is not `shape`'s.
+bool PairsOf(const RespValue& actual, uint8_t shape,
+             std::vector<std::pair<std::string, std::string>>* pairs) {
+  const RespValue* items = &actual;
+  if (shape & kPairsScanPage) {
+    if (actual.type != RespType::kArray || actual.elements.size() != 2) return false;
+    const RespValue& cursor = actual.elements[0];
+    if (!IsBulk(cursor) || !IsUnsignedDecimal(cursor.text)) return false;
+    items = &actual.elements[1];
+  }
+  if (items->type != ((shape & kPairsMap) ? RespType::kMap : RespType::kArray)) return false;
+  if (shape & kPairsNested) {
+    for (const RespValue& pair : items->elements) {
+      if (pair.type != RespType::kArray || pair.elements.size() != 2 || !IsBulk(pair.elements[0]) ||
+          !IsBulk(pair.elements[1])) {
+        return false;
+      }
+      pairs->emplace_back(pair.elements[0].text, pair.elements[1].text);
+    }
+    return true;
+  }
+  if (items->elements.size() % 2 != 0) return false;
+  for (size_t i = 0; i < items->elements.size(); i += 2) {
+    if (!IsBulk(items->elements[i]) || !IsBulk(items->elements[i + 1])) return false;
+    pairs->emplace_back(items->elements[i].text, items->elements[i + 1].text);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool Expected::Matches(const RespValue& actual) const {
@@ -85,6 +114,21 @@ bool Expected::Matches(const RespValue& actual) const {
       }
       return true;
     }
+    case Kind::kPairs: {
+      std::vector<std::pair<std::string, std::string>> pairs;
+      const auto shape = static_cast<uint8_t>(max);
+      if (!PairsOf(actual, shape, &pairs)) return false;
+      if (!(shape & kPairsScanPage) && static_cast<int64_t>(pairs.size()) != min) return false;
+      std::set<std::pair<std::string, std::string>> allowed;
+      for (size_t i = 0; i + 1 < strings.size(); i += 2)
+        allowed.emplace(strings[i], strings[i + 1]);
+      std::set<std::string> fields;
+      for (const auto& pair : pairs) {
+        if (allowed.count(pair) == 0) return false;
+        if (!fields.insert(pair.first).second && (shape & kPairsDistinct)) return false;
+      }
+      return true;
+    }
   }
   return false;
 }
@@ -99,6 +143,10 @@ std::string Expected::ToString() const {
       return "the bulk strings " + Listed(strings) + " in any order";
     case Kind::kScanPage:
       return "a SCAN page [cursor, keys] with keys from " + Listed(strings);
+    case Kind::kPairs:
+      return ((max & kPairsScanPage) ? "a scan page of pairs" : Int64ToString(min) + " pairs") +
+             std::string((max & kPairsDistinct) ? " (distinct fields)" : "") + " from " +
+             Listed(strings);
     case Kind::kBlocks:
       return "no reply (the command blocks)";
     case Kind::kDraw:
@@ -193,6 +241,11 @@ Expected NullArray(int resp) {
 
 Expected OneOf(std::vector<Expected> alternatives) {
   return Expected{.kind = Expected::Kind::kOneOf, .alternatives = std::move(alternatives)};
+}
+
+Expected Pairs(std::vector<std::string> allowed, int64_t count, uint8_t shape) {
+  return Expected{
+      .kind = Expected::Kind::kPairs, .min = count, .max = shape, .strings = std::move(allowed)};
 }
 
 Expected Blocks() { return Expected{.kind = Expected::Kind::kBlocks}; }

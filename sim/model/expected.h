@@ -40,6 +40,7 @@ struct Expected {
     kArrayOf,
     kDraw,
     kBlocks,
+    kPairs,
   };
 
   Kind kind = Kind::kExact;
@@ -72,6 +73,15 @@ Expected BulkSetReply(std::vector<std::string> strings, int resp);
 // known).
 Expected Draws(std::vector<std::string> allowed, int64_t count, bool distinct);
 Expected ScanPage(std::vector<std::string> allowed);
+// Field-value pairs from `allowed` (field, value, field, value, ...) in any order: a hashtable's
+// HGETALL, HRANDFIELD WITHVALUES and HSCAN pages, whose order is the engine's table.
+enum PairShape : uint8_t {
+  kPairsDistinct = 1,  // no field twice
+  kPairsNested = 2,    // an array of [field, value] arrays (RESP3 HRANDFIELD WITHVALUES)
+  kPairsMap = 4,       // a RESP3 map
+  kPairsScanPage = 8,  // [cursor, flat pairs] with any number of them (`count` ignored)
+};
+Expected Pairs(std::vector<std::string> allowed, int64_t count, uint8_t shape);
 Expected OneOf(std::vector<Expected> alternatives);
 Expected ArrayOf(std::vector<Expected> elements);
 Expected NullArray(int resp);  // RESP2 *-1, RESP3 _

@@ -75,6 +75,8 @@ Expected Copy(Call& call) {
   if (call.context.allocation_refused) return Error(kOomError);
   copy.shared = false;
   call.model.db(target)[to] = std::move(copy);
+  // A copy over an equal value is still a write (WATCH breaks), as Redis's setKey signals it.
+  call.model.MarkWritten(target, to);
   return Integer(1);
 }
 

@@ -262,6 +262,37 @@ MUTATIONS = [
         "find": "  for (size_t j = 1; j < sets.size(); j++) {\n    if (sets[j] != sets[0]",
         "replace": "  for (size_t j = 1; j + 1 < sets.size(); j++) {\n    if (sets[j] != sets[0]",
     },
+    # The hash family (engine/commands/cmd_hash*.cc, engine/db/types/hash.cc).
+    {
+        "name": "hdel-leaves-an-empty-hash",
+        "why": "HDEL of a hash's last fields leaves an empty hash behind instead of deleting the "
+               "key",
+        "file": "engine/commands/cmd_hash.cc",
+        "find": "    if (hash.size() == 0) context.keyspace.DeleteEmptied(db, key, key_hash);\n",
+        "replace": "",
+    },
+    {
+        "name": "hsetnx-overwrites",
+        "why": "HSETNX writes a field that exists (and answers 1), as HSET would",
+        "file": "engine/commands/cmd_hash.cc",
+        "find": "  if (entry != nullptr && HashOf(*entry).Contains(context.arg(2))) {\n",
+        "replace": "  if (entry != nullptr && false) {\n",
+    },
+    {
+        "name": "hashtable-update-keeps-the-old-value",
+        "why": "a hashtable's field set to a value of another length keeps pointing at its old "
+               "record: the new value is written to the arena and lost",
+        "file": "engine/db/types/hash.cc",
+        "find": "    slots_[index] = WithOffset(slots_[index], arena_used_);\n",
+        "replace": "",
+    },
+    {
+        "name": "hgetall-resp3-as-array",
+        "why": "HGETALL answers a flat array in RESP3 too, where Redis answers a map",
+        "file": "engine/commands/cmd_hash.cc",
+        "find": "    context.reply.MapHeader(size);\n",
+        "replace": "    context.reply.ArrayHeader(size * 2);\n",
+    },
     {
         "name": "eviction-volatile-takes-any-key",
         "why": "a volatile-* maxmemory-policy evicts keys without a TTL as well",

@@ -5,6 +5,7 @@
 
 #include "engine/db/database.h"
 #include "engine/db/entry.h"
+#include "engine/db/types/hash.h"
 #include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
 #include "engine/db/value_ops.h"
@@ -68,7 +69,30 @@ std::string DescribeMembers(const model::Value::SetMembers& members) {
   return text + "} (" + std::to_string(members.size()) + " members";
 }
 
+// A hash's pairs in the engine's order (insertion order for a listpack).
+std::vector<std::pair<std::string, std::string>> HashPairsOf(const Entry& entry) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  static_cast<const HashValue*>(EntryObject(entry))
+      ->ForEach([&](std::string_view field, std::string_view value) {
+        pairs.emplace_back(field, value);
+      });
+  return pairs;
+}
+
+std::string DescribePairs(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  std::string text = "the hash {";
+  for (size_t i = 0; i < pairs.size() && i < 8; i++) {
+    text += (i > 0 ? ", \"" : "\"") + EscapeBytes(pairs[i].first, 20) + "\": \"" +
+            EscapeBytes(pairs[i].second, 20) + "\"";
+  }
+  return text + (pairs.size() > 8 ? ", ...} (" : "} (") + std::to_string(pairs.size()) +
+         " fields, ";
+}
+
 std::string DescribeValue(const model::Value& value) {
+  if (value.type == model::ValueType::kHash) {
+    return DescribePairs(value.hash) + std::string(model::EncodingName(value.encoding)) + ")";
+  }
   if (value.type == model::ValueType::kList) return DescribeList(value.list);
   if (value.type == model::ValueType::kSet) {
     std::string text = "the set " + DescribeMembers(value.set) + ", " +
@@ -87,6 +111,9 @@ std::string DescribeValue(const model::Value& value) {
 
 std::string DescribeEntry(const Entry& entry) {
   if (entry.type() == ValueType::kList) return DescribeList(ListElements(entry));
+  if (entry.type() == ValueType::kHash) {
+    return DescribePairs(HashPairsOf(entry)) + std::string(EncodingNameOf(entry)) + ")";
+  }
   if (entry.type() == ValueType::kSet) {
     std::string text = "the set " + DescribeMembers(SetMembersOf(entry)) + ", " +
                        std::string(EncodingNameOf(entry)) + ")";
@@ -104,6 +131,21 @@ std::string DescribeEntry(const Entry& entry) {
 // The engine's entry holds what the model's value says: bytes, expiry and encoding (OBJECT
 // ENCODING and REFCOUNT report the last).
 bool SameValue(const Entry& entry, const model::Value& value) {
+  if (entry.type() == ValueType::kHash || value.type == model::ValueType::kHash) {
+    if (entry.type() != ValueType::kHash || value.type != model::ValueType::kHash ||
+        entry.expire_at_ms() != value.expire_at_ms ||
+        EncodingNameOf(entry) != model::EncodingName(value.encoding)) {
+      return false;
+    }
+    // A listpack's order is Redis's (insertion); a hashtable's is the engine's table.
+    auto pairs = HashPairsOf(entry);
+    auto expected = value.hash;
+    if (value.encoding != model::Encoding::kListpack) {
+      std::sort(pairs.begin(), pairs.end());
+      std::sort(expected.begin(), expected.end());
+    }
+    return pairs == expected;
+  }
   if (entry.type() == ValueType::kList || value.type == model::ValueType::kList) {
     return entry.type() == ValueType::kList && value.type == model::ValueType::kList &&
            entry.expire_at_ms() == value.expire_at_ms && ListElements(entry) == value.list;

@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "engine/db/types/hash.h"
 #include "engine/db/types/set.h"
 #include "engine/db/value_ops.h"
 #include "engine/resp/resp_value.h"
@@ -37,6 +38,17 @@ std::string CanonicalSet(const Entry& entry) {
   return text;
 }
 
+// A hashtable hash's pairs sorted (its serialised order is its own table's, as for a set).
+std::string CanonicalHash(const Entry& entry) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  static_cast<const HashValue*>(EntryObject(entry))
+      ->ForEach(
+          [&](std::string_view field, std::string_view value) { pairs.emplace(field, value); });
+  std::string text = "hash";
+  for (const auto& [field, value] : pairs) text += "|" + field + "=" + value;
+  return text;
+}
+
 // Each value by its serialiser (its RDB encoding, uncompressed so that a difference reads in the
 // report): the comparison holds for every type that has one, not only for strings.
 std::map<std::string, KeyState> Contents(const Database& db) {
@@ -45,6 +57,9 @@ std::map<std::string, KeyState> Contents(const Database& db) {
     std::string serialised;
     if (entry.type() == ValueType::kSet) {
       serialised = CanonicalSet(entry);
+    } else if (entry.type() == ValueType::kHash &&
+               !static_cast<const HashValue*>(EntryObject(entry))->is_listpack()) {
+      serialised = CanonicalHash(entry);
     } else {
       SerialiseValue(entry, {.compress = false}, &serialised);
     }

@@ -62,7 +62,9 @@ CONFIG_VALUES = {
     "slowlog-log-slower-than": [b"10000", b"-1", b"0", b"1.5"],
     "slowlog-max-len": [b"128", b"0", b"-5"],
     "latency-monitor-threshold": [b"0", b"100", b"-1"],
-    "hash-max-listpack-entries": [b"128", b"0", b"-1"],
+    # Not 0: the shared keys' hashes would become hashtables, whose field order the random run
+    # cannot compare (generators/hash.py); conformance/cases/hash.txt sets 0, 2 and 3.
+    "hash-max-listpack-entries": [b"128", b"512", b"-1"],
     "hash-max-ziplist-entries": [b"64", b"x"],
     "list-max-listpack-size": [b"-2", b"-5", b"-6", b"128"],
     "set-max-intset-entries": [b"512", b"1"],

@@ -1,0 +1,192 @@
+// HashValue: a map of byte-string fields to byte-string values, in the two encodings Redis 7.0
+// reports for hashes.
+//
+// listpack   at most hash-max-listpack-entries fields, no field or value longer than
+//            hash-max-listpack-value bytes. Redis keeps a listpack of field, value, field,
+//            value... in insertion order and finds a field by walking it. Keel keeps the same
+//            order and the same walk over one byte arena of records (a varint field length, the
+//            field, a varint value length, the value), sized to the byte: a record is a byte or
+//            two shorter than a listpack entry pair. The RDB form (RDB_TYPE_HASH_LISTPACK) is
+//            built from the records when serialised.
+// hashtable  anything else. Redis holds a dict of sds pairs (about 100 bytes per field); Keel
+//            keeps the records in an arena (a changed value of another size is appended, its
+//            old record counted dead until a rebuild compacts the arena) and indexes them with
+//            the set family's open-addressing table of 8-byte slots (set.h): Robin Hood linear
+//            probing in hash order, so that an HSCAN cursor is a position in hash space that
+//            stays valid across every resize.
+//
+// A hash converts from listpack to hashtable as Redis's hashTypeTryConversion and hashTypeSet
+// decide (the command layer calls ConvertToHashtable), and never back. Nothing depends on
+// pointer values: the order of the fields is a function of the hash seed and its history.
+//
+// Memory comes from the MemoryAccountant (MemoryUse::kKeyspace). Every operation that may
+// allocate either completes or, when memory is refused, leaves the hash exactly as it was.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/base/rng.h"
+#include "engine/env/memory.h"
+
+namespace keel {
+
+class HashValue {
+ public:
+  // An empty listpack-encoded hash, or nullptr when memory is refused. `hash_seed` seeds the
+  // field hash of the hashtable encoding.
+  static HashValue* Create(MemoryAccountant& memory, uint64_t hash_seed);
+  // An empty hashtable-encoded hash with room for `fields_hint` fields, or nullptr.
+  static HashValue* CreateHashtable(MemoryAccountant& memory, uint64_t hash_seed,
+                                    size_t fields_hint);
+  static void Destroy(HashValue* hash, MemoryAccountant& memory);
+  // A deep copy with the same encoding and order, or nullptr when memory is refused.
+  static HashValue* Clone(const HashValue& hash, MemoryAccountant& memory);
+
+  HashValue(const HashValue&) = delete;
+  HashValue& operator=(const HashValue&) = delete;
+
+  bool is_listpack() const { return slots_ == nullptr; }
+  size_t size() const { return fields_; }
+  uint64_t hash_seed() const { return hash_seed_; }
+
+  // The value of `field` in *value (a view into the hash, valid until it changes).
+  bool Get(std::string_view field, std::string_view* value) const;
+  bool Contains(std::string_view field) const {
+    std::string_view ignored;
+    return Get(field, &ignored);
+  }
+
+  enum class SetOutcome : uint8_t { kInserted, kUpdated, kOutOfMemory };
+  // Sets `field` to `value` (neither may point into this hash). No conversion happens here.
+  // kOutOfMemory leaves the hash unchanged.
+  SetOutcome Set(std::string_view field, std::string_view value, MemoryAccountant& memory);
+  // Removes `field`; returns whether it was there. Never fails (a shrink that is refused keeps
+  // the larger layout).
+  bool Remove(std::string_view field, MemoryAccountant& memory);
+  // Makes room in a hashtable for `more_fields` new fields and `more_bytes` of records
+  // (RecordBytes each), so that Sets within them allocate nothing unless a probe run overflows.
+  // False when refused (the fields are unchanged).
+  bool Reserve(size_t more_fields, size_t more_bytes, MemoryAccountant& memory);
+  // The arena bytes a field and its value take.
+  static size_t RecordBytes(std::string_view field, std::string_view value);
+
+  // listpack to hashtable with room for `fields_hint` fields (Redis's hashTypeConvert). False,
+  // with nothing changed, when memory is refused.
+  bool ConvertToHashtable(size_t fields_hint, MemoryAccountant& memory);
+
+  // A field and its value drawn uniformly from `rng` (the hash must not be empty).
+  void RandomPair(Rng& rng, std::string_view* field, std::string_view* value) const;
+
+  // Visits every pair in the hash's order (listpack: insertion; hashtable: hash order).
+  // visit(field, value) may not change the hash; the views live until it changes.
+  template <typename Visit>
+  void ForEach(Visit&& visit) const;
+
+  // HSCAN: visits pairs from `cursor` on for about `count` slots and returns the next cursor
+  // (0 when done). A listpack is visited whole at once, as Redis returns it. A pair present for
+  // the whole scan is visited at least once.
+  template <typename Visit>
+  uint64_t Scan(uint64_t cursor, size_t count, Visit&& visit) const;
+
+  // The longest field or value (RDB loading decides the encoding by it).
+  size_t longest_bytes() const;
+  // The bytes the hash occupies outside its key's entry (MEMORY USAGE).
+  size_t allocated_bytes() const;
+  // The structure's invariants (tests, fuzzing): records well formed and counted, fields
+  // distinct, the table in hash order with the right distances.
+  bool CheckInvariants() const;
+
+ private:
+  HashValue() = default;
+  ~HashValue() = default;
+
+  struct Pair {
+    std::string_view field;
+    std::string_view value;
+    size_t end = 0;  // the arena offset after the record
+  };
+  static Pair PairIn(const char* arena, size_t offset);
+  Pair PairAt(size_t offset) const { return PairIn(arena_, offset); }
+  static size_t WriteRecord(char* out, std::string_view field, std::string_view value);
+  bool ReserveArena(size_t bytes, MemoryAccountant& memory);
+  // The record offset of `field` in a listpack, or SIZE_MAX.
+  size_t ListpackFind(std::string_view field) const;
+  SetOutcome ListpackSet(std::string_view field, std::string_view value, MemoryAccountant& memory);
+  SetOutcome TableSet(std::string_view field, std::string_view value, MemoryAccountant& memory);
+
+  uint64_t HashOf(std::string_view field) const;
+  size_t HomeOf(uint64_t hash) const { return static_cast<size_t>(hash >> home_shift_); }
+  // The table's size follows from its shift: 2^(64 - shift) homes and the overflow area past
+  // them (32 + homes / 8 slots, room for the runs that start near the last home).
+  size_t home_slots() const { return slots_ == nullptr ? 0 : size_t{1} << (64 - home_shift_); }
+  static size_t OverflowFor(size_t homes) { return 32 + homes / 8; }
+  size_t slot_count() const {
+    return slots_ == nullptr ? 0 : home_slots() + OverflowFor(home_slots());
+  }
+  size_t SlotHome(size_t index) const;
+  size_t Locate(std::string_view field, uint64_t hash) const;
+  bool TableInsert(size_t offset, uint64_t hash);
+  void TableRemoveAt(size_t index);
+  // Builds a table of 2^bits homes over the live records in a compacted arena; false when
+  // refused, leaving everything as it was.
+  bool Rebuild(int bits, MemoryAccountant& memory);
+  size_t NextBoundary(size_t slot) const;
+  static int BitsFor(size_t fields);
+
+  char* arena_ = nullptr;
+  uint64_t* slots_ = nullptr;  // null: listpack encoding
+  uint64_t hash_seed_ = 0;
+  size_t arena_used_ = 0;
+  size_t arena_capacity_ = 0;
+  size_t arena_dead_ = 0;  // bytes of replaced or removed records (hashtable only)
+  uint32_t fields_ = 0;
+  uint8_t home_shift_ = 64;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Template implementations.
+
+namespace hash_internal {
+inline constexpr uint64_t kOffsetMask = (uint64_t{1} << 40) - 1;
+}  // namespace hash_internal
+
+template <typename Visit>
+void HashValue::ForEach(Visit&& visit) const {
+  if (slots_ == nullptr) {
+    for (size_t offset = 0; offset < arena_used_;) {
+      const Pair pair = PairAt(offset);
+      offset = pair.end;
+      visit(pair.field, pair.value);
+    }
+    return;
+  }
+  for (size_t i = 0; i < slot_count(); i++) {
+    if (slots_[i] == 0) continue;
+    const Pair pair = PairAt((slots_[i] & hash_internal::kOffsetMask) - 1);
+    visit(pair.field, pair.value);
+  }
+}
+
+template <typename Visit>
+uint64_t HashValue::Scan(uint64_t cursor, size_t count, Visit&& visit) const {
+  if (slots_ == nullptr) {
+    ForEach(visit);
+    return 0;
+  }
+  if (count == 0) count = 1;
+  const size_t start = HomeOf(cursor);
+  const size_t stop = start + count >= slot_count() ? slot_count() : NextBoundary(start + count);
+  for (size_t i = start; i < stop; i++) {
+    if (slots_[i] == 0) continue;
+    const Pair pair = PairAt((slots_[i] & hash_internal::kOffsetMask) - 1);
+    // Fields displaced here from before the cursor's home were visited already.
+    if (HashOf(pair.field) >= cursor) visit(pair.field, pair.value);
+  }
+  if (stop >= home_slots()) return 0;
+  return static_cast<uint64_t>(stop) << home_shift_;
+}
+
+}  // namespace keel
