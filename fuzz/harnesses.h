@@ -39,6 +39,8 @@ void ConfigOneInput(const uint8_t* data, size_t size);
 
 // The set type's RDB loader (RESTORE), over arbitrary bytes (set_load_fuzz.cc).
 void SetLoadOneInput(const uint8_t* data, size_t size);
+// The sorted-set RDB loader (zset_load_fuzz.cc).
+void ZsetLoadOneInput(const uint8_t* data, size_t size);
 
 struct Harness {
   std::string_view name;  // also the corpus folder: corpus/fuzz/<name>/
@@ -48,7 +50,7 @@ struct Harness {
 inline constexpr Harness kHarnesses[] = {
     {"resp_parser", RespParserOneInput}, {"reply_codec", ReplyCodecOneInput},
     {"commands", CommandsOneInput},      {"config", ConfigOneInput},
-    {"set_load", SetLoadOneInput},
+    {"set_load", SetLoadOneInput},      {"zset_load", ZsetLoadOneInput},
 };
 
 }  // namespace keel::fuzz

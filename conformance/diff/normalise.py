@@ -365,6 +365,7 @@ NORMALISERS = {
     "srandmember": ("hash table order (counts that take the whole set)", sorted_elements, None),
     "spop": ("hash table order (counts that take the whole set)", sorted_elements, None),
     "sscan": ("hash table order", scan_keys, None),
+    "zscan": ("hash table order (a skiplist's members and scores)", scan_keys, None),
 }
 
 

@@ -1,5 +1,6 @@
 // The built-in command table: every family's definitions, in registration order. The registry
 // (engine/registry/) declares it; the families live above it, so the table is defined here.
+#include "engine/commands/cmd_zset_common.h"
 #include "engine/commands/context.h"
 #include "engine/registry/registry.h"
 
@@ -20,6 +21,7 @@ void Registry::AddBuiltins() {
   RegisterListCommands(*registry);
   RegisterListMoveCommands(*registry);
   RegisterSetCommands(*registry);
+  RegisterZsetCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

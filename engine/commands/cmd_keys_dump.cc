@@ -6,12 +6,14 @@
 
 #include "engine/base/crc64.h"
 #include "engine/base/numbers.h"
+#include "engine/commands/cmd_zset_common.h"
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
 #include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set.h"
 #include "engine/db/types/set_ops.h"
+#include "engine/db/types/zset_ops.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -135,6 +137,8 @@ struct LoadedValue {
       List::Destroy(static_cast<List*>(object), memory);
     } else if (type == ValueType::kSet) {
       SetValue::Destroy(static_cast<SetValue*>(object), memory);
+    } else if (type == ValueType::kZSet) {
+      ZsetValue::Destroy(static_cast<ZsetValue*>(object), memory);
     }
     object = nullptr;
   }
@@ -178,6 +182,21 @@ bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded
       loaded->type = ValueType::kSet;
       loaded->encoding = SetEncodingOf(*set);
       loaded->object = set;
+      return true;
+    }
+  } else if (IsZsetRdbType(type)) {
+    const ZsetValue::Limits limits = ZsetLimits(context);
+    ZsetValue* zset = nullptr;
+    const LoadStatus status =
+        LoadZset(type, reader, limits, context.keyspace.rng().Next(), context.memory(), &zset);
+    if (status == LoadStatus::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return false;
+    }
+    if (status == LoadStatus::kLoaded) {
+      loaded->type = ValueType::kZSet;
+      loaded->encoding = ZsetEncodingOf(*zset);
+      loaded->object = zset;
       return true;
     }
   }
