@@ -1,6 +1,7 @@
 #include "sim/model/expected.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "engine/base/numbers.h"
@@ -33,6 +34,52 @@ std::string Listed(const std::vector<std::string>& strings) {
     text += "\"" + one + "\"";
   }
   return "{" + text + "}";
+}
+
+// kPairs: the reply's (member, score) pairs, each allowed, with its allowed score text.
+bool PairsMatch(const Expected& expected, const RespValue& actual) {
+  const bool scan = (expected.max & kPairsScanPage) != 0;
+  const bool with_scores = (expected.max & kPairsWithScores) != 0;
+  const bool nested = with_scores && !scan && (expected.max & kPairsResp3) != 0;
+  const RespValue* items = &actual;
+  if (scan) {
+    if (actual.type != RespType::kArray || actual.elements.size() != 2) return false;
+    if (!IsBulk(actual.elements[0]) || !IsUnsignedDecimal(actual.elements[0].text)) return false;
+    items = &actual.elements[1];
+  }
+  if (items->type != RespType::kArray) return false;
+  std::map<std::string, std::string> allowed;
+  for (size_t i = 0; i + 1 < expected.strings.size(); i += 2) {
+    allowed.emplace(expected.strings[i], expected.strings[i + 1]);
+  }
+  std::vector<std::pair<const RespValue*, const RespValue*>> pairs;
+  const std::vector<RespValue>& elements = items->elements;
+  if (with_scores && !nested) {
+    if (elements.size() % 2 != 0) return false;
+    for (size_t i = 0; i < elements.size(); i += 2)
+      pairs.emplace_back(&elements[i], &elements[i + 1]);
+  } else {
+    for (const RespValue& element : elements) {
+      if (!nested) {
+        pairs.emplace_back(&element, nullptr);
+        continue;
+      }
+      if (element.type != RespType::kArray || element.elements.size() != 2) return false;
+      pairs.emplace_back(&element.elements[0], &element.elements[1]);
+    }
+  }
+  if (!scan && static_cast<int64_t>(pairs.size()) != expected.min) return false;
+  std::set<std::string> seen;
+  for (const auto& [member, score] : pairs) {
+    if (!IsBulk(*member)) return false;
+    const auto it = allowed.find(member->text);
+    if (it == allowed.end()) return false;
+    if (!seen.insert(member->text).second && (expected.max & kPairsDistinct) != 0) return false;
+    if (score == nullptr) continue;
+    const RespType type = nested ? RespType::kDouble : RespType::kBulkString;
+    if (score->type != type || score->text != it->second) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -72,6 +119,8 @@ bool Expected::Matches(const RespValue& actual) const {
       }
       return true;
     }
+    case Kind::kPairs:
+      return PairsMatch(*this, actual);
     case Kind::kDraw: {
       if (actual.type != RespType::kArray || static_cast<int64_t>(actual.elements.size()) != min)
         return false;
@@ -99,6 +148,10 @@ std::string Expected::ToString() const {
       return "a SCAN page [cursor, keys] with keys from " + Listed(strings);
     case Kind::kDraw:
       return Int64ToString(min) + (max == 1 ? " distinct" : "") + " draws from " + Listed(strings);
+    case Kind::kPairs:
+      return ((max & kPairsScanPage) ? std::string("a ZSCAN page of pairs from ")
+                                     : Int64ToString(min) + " pair draws from ") +
+             Listed(strings);
     case Kind::kOneOf: {
       std::string text;
       for (const Expected& one : alternatives)
@@ -171,6 +224,26 @@ Expected Draws(std::vector<std::string> allowed, int64_t count, bool distinct) {
                   .min = count,
                   .max = distinct ? 1 : 0,
                   .strings = std::move(allowed)};
+}
+
+Expected PairDraws(std::vector<std::pair<std::string, std::string>> allowed, int64_t count,
+                   bool distinct, bool with_scores, int resp) {
+  std::vector<std::string> flat;
+  for (auto& [member, score] : allowed) {
+    flat.push_back(std::move(member));
+    flat.push_back(std::move(score));
+  }
+  return Expected{.kind = Expected::Kind::kPairs,
+                  .min = count,
+                  .max = (distinct ? kPairsDistinct : 0) | (with_scores ? kPairsWithScores : 0) |
+                         (resp >= 3 ? kPairsResp3 : 0),
+                  .strings = std::move(flat)};
+}
+
+Expected ScanPairs(std::vector<std::pair<std::string, std::string>> allowed) {
+  Expected expected = PairDraws(std::move(allowed), -1, true, true, 2);
+  expected.max |= kPairsScanPage;
+  return expected;
 }
 
 Expected ScanPage(std::vector<std::string> allowed) {

@@ -17,11 +17,15 @@
 //                  may reply its normal reply or its out-of-memory error with the same keyspace.
 //   kArrayOf       an array whose elements match `alternatives` one by one: EXEC's reply, whose
 //                  elements are the predictions of the commands it ran.
+//   kPairs         (member, score) pairs drawn from `strings` (member, score text, member, ...):
+//                  ZRANDMEMBER's draws (`min` of them) and a ZSCAN page of a skiplist (any
+//                  number, inside [cursor, page]); `max` holds kPairs* flags.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/resp/resp_value.h"
@@ -29,7 +33,16 @@
 namespace keel::model {
 
 struct Expected {
-  enum class Kind : uint8_t { kExact, kIntegerRange, kBulkSet, kScanPage, kOneOf, kArrayOf, kDraw };
+  enum class Kind : uint8_t {
+    kExact,
+    kIntegerRange,
+    kBulkSet,
+    kScanPage,
+    kOneOf,
+    kArrayOf,
+    kDraw,
+    kPairs
+  };
 
   Kind kind = Kind::kExact;
   RespValue value{};                     // kExact
@@ -64,5 +77,14 @@ Expected ScanPage(std::vector<std::string> allowed);
 Expected OneOf(std::vector<Expected> alternatives);
 Expected ArrayOf(std::vector<Expected> elements);
 Expected NullArray(int resp);  // RESP2 *-1, RESP3 _
+
+// kPairs: `count` draws of `allowed` (member, score text) pairs, distinct members when
+// `distinct`, replied as ZRANDMEMBER replies (members only without scores; RESP3 nests pairs).
+inline constexpr int64_t kPairsDistinct = 1, kPairsWithScores = 2, kPairsResp3 = 4,
+                         kPairsScanPage = 8;
+Expected PairDraws(std::vector<std::pair<std::string, std::string>> allowed, int64_t count,
+                   bool distinct, bool with_scores, int resp);
+// kPairs: a ZSCAN page [cursor, member, score, ...] of distinct members from `allowed`.
+Expected ScanPairs(std::vector<std::pair<std::string, std::string>> allowed);
 
 }  // namespace keel::model

@@ -68,6 +68,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(MultiCommands());
   Add(ListCommands());
   Add(SetCommands());
+  Add(ZsetCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

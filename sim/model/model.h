@@ -64,6 +64,7 @@ struct Value {
   std::string string;
   std::deque<std::string> list;            // ValueType::kList, head first
   std::set<std::string, std::less<>> set;  // ValueType::kSet
+  std::map<std::string, double> zset;      // ValueType::kZSet: member -> score
   int64_t expire_at_ms = kNoExpiry;
   Encoding encoding = Encoding::kEmbstr;
   // One of Redis's shared integers 0..9999 (OBJECT REFCOUNT 2147483647), which SET and the
@@ -285,6 +286,7 @@ std::span<const Command> ConnectionCommands();  // model_connection.cc
 std::span<const Command> MultiCommands();       // model_multi.cc
 std::span<const Command> ListCommands();        // model_list.cc
 std::span<const Command> SetCommands();         // model_set.cc
+std::span<const Command> ZsetCommands();        // model_zset.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // A live value that is not a string: string commands that read it answer WRONGTYPE.

@@ -262,6 +262,38 @@ MUTATIONS = [
         "find": "  for (size_t j = 1; j < sets.size(); j++) {\n    if (sets[j] != sets[0]",
         "replace": "  for (size_t j = 1; j + 1 < sets.size(); j++) {\n    if (sets[j] != sets[0]",
     },
+    # Sorted sets (engine/commands/cmd_zset*.cc): the oracle checks replies and values against
+    # the model's std::map.
+    {
+        "name": "zadd-gt-acts-as-lt",
+        "why": "ZADD GT updates a member only when the new score is lower, as LT does",
+        "file": "engine/commands/cmd_zset.cc",
+        "find": "(flags.gt && score <= current)) continue;",
+        "replace": "(flags.gt && score >= current)) continue;",
+    },
+    {
+        "name": "zrange-byscore-exclusive-min-ignored",
+        "why": "a score range's exclusive minimum \"(x\" is taken as inclusive (ZRANGE BYSCORE, "
+               "ZRANGEBYSCORE, ZCOUNT, ZREMRANGEBYSCORE)",
+        "file": "engine/commands/cmd_zset_range.cc",
+        "find": "  span.first = zset.CountScoreBelow(range.min, range.min_exclusive);\n",
+        "replace": "  span.first = zset.CountScoreBelow(range.min, false);\n",
+    },
+    {
+        "name": "zrem-leaves-an-empty-zset",
+        "why": "ZREM of a sorted set's last members leaves an empty sorted set instead of deleting "
+               "the key",
+        "file": "engine/commands/cmd_zset.cc",
+        "find": "kZrem, deleted);\n    if (zset.size() == 0) context.keyspace.DeleteEmptied(db, key, hash);\n",
+        "replace": "kZrem, deleted);\n",
+    },
+    {
+        "name": "zunion-ignores-weights",
+        "why": "ZUNION and ZUNIONSTORE add the members' scores without their WEIGHTS",
+        "file": "engine/commands/cmd_zset_algebra.cc",
+        "find": "      const double value = Weighted(source.weight, score);\n",
+        "replace": "      const double value = score;\n",
+    },
     {
         "name": "eviction-volatile-takes-any-key",
         "why": "a volatile-* maxmemory-policy evicts keys without a TTL as well",
