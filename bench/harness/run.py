@@ -85,10 +85,13 @@ def stat_delta(before, after, field):
 def redis_benchmark_argv(ctx, port, params, requests, test=None):
     argv = [ctx.redis_benchmark, "-h", "127.0.0.1", "-p", str(port), "-c", str(params["clients"]),
             "-n", str(requests), "-P", str(params["pipeline"]), "-d", str(params["size"]),
-            "-t", (test or params["test"]).lower(), "--csv"]
+            "--csv"]
     if params.get("random_keys"):
         argv += ["-r", str(params["random_keys"])]
-    return argv
+    # A cell with a command (ZRANGE, ZINCRBY) sends it as given instead of a built-in test.
+    if params.get("command") and test is None:
+        return argv + list(params["command"])
+    return argv + ["-t", (test or params["test"]).lower()]
 
 
 def prepare_profile(ctx, server, params, run_dir, probe):
@@ -102,6 +105,11 @@ def prepare_profile(ctx, server, params, run_dir, probe):
     elif test == "GET":
         # Without -r every request reads the literal key "key:__rand_int__".
         ctx.server_command(server, run_dir, "SET", "key:__rand_int__", "x" * params["size"])
+    elif test == "ZRANGE":
+        members = []
+        for i in range(cells_mod.ZRANGE_MEMBERS):
+            members += [str(i), "element:%012d" % i]
+        ctx.server_command(server, run_dir, "ZADD", "myzset", *members)
     elif test == "LPOP":
         # Enough elements for the warm-up and the measured pops, with a margin for the requests
         # redis-benchmark sends beyond -n when pipelining.
@@ -255,6 +263,11 @@ def run_memory(ctx, cell, engine, run_dir, probe):
             cardinality = ctx.server_command(server, run_dir, "SCARD", "set:0000000")
             check(probe, "every member loaded", cardinality == params["members_per_set"],
                   f"SCARD {cardinality}")
+        elif params.get("kind") == "zset":
+            wall_s = set_load.load(server.port, 1, params["members_per_set"], sorted_set=True)
+            cardinality = ctx.server_command(server, run_dir, "ZCARD", set_load.ZSET_KEY.decode())
+            check(probe, "every member loaded", cardinality == params["members_per_set"],
+                  f"ZCARD {cardinality}")
         elif params.get("kind") == "list":
             wall_s = load_list(ctx, server, run_dir, params["keys"], params["value_bytes"])
             length = ctx.server_command(server, run_dir, "LLEN", LIST_KEY)
