@@ -76,8 +76,9 @@ Span LexSpan(const ZsetValue& zset, const LexRange& range, bool reverse, int64_t
   std::vector<std::string> members;
   zset.ForEach([&](std::string_view member, double) { members.emplace_back(member); });
   const size_t size = members.size();
+  if (size == 0) return {};
   // zzlIsInLexRange: the last member must be above the minimum, the first below the maximum.
-  if (!range.AboveMin(members.back()) || !range.BelowMax(members.front())) return {};
+  if (!range.AboveMin(members[size - 1]) || !range.BelowMax(members[0])) return {};
   const auto skip = static_cast<uint64_t>(offset);
   auto taking = [&](size_t taken) { return limit < 0 || taken < static_cast<uint64_t>(limit); };
   if (!reverse) {

@@ -23,10 +23,18 @@ std::string RandomScore(Rng& rng) {
   return std::string(kScores[rng.Below(std::size(kScores))]);
 }
 
+// A score range bound: the small integers most scores are, inclusive or exclusive (so that a
+// bound often equals a member's score), or an edge.
 std::string RandomScoreBound(Rng& rng) {
-  static constexpr std::string_view kBounds[] = {"-inf", "+inf", "(1", "(0", "2", "(", "x"};
-  if (rng.Below(2) == 0) return std::to_string(Between(rng, -3, 5));
-  return std::string(kBounds[rng.Below(std::size(kBounds))]);
+  static constexpr std::string_view kBounds[] = {"-inf", "+inf", "(-inf", "(1.5", "(", "x"};
+  switch (rng.Below(3)) {
+    case 0:
+      return std::to_string(Between(rng, -3, 5));
+    case 1:
+      return "(" + std::to_string(Between(rng, -3, 5));
+    default:
+      return std::string(kBounds[rng.Below(std::size(kBounds))]);
+  }
 }
 
 std::string RandomLexBound(Rng& rng) {

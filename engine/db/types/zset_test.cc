@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -150,6 +151,31 @@ TEST_F(ZsetValueTest, RanksAndRangesOfALargeSet) {
     visited++;
   });
   EXPECT_EQ(visited, zset->size());
+}
+
+// The memory target (issue 14): at most 0.6x Redis 7.0's 136 bytes per 16-byte member, counted
+// as every byte the set allocates. Growing scores append (leaves stay full); shuffled scores
+// split leaves in halves.
+TEST_F(ZsetValueTest, SixteenByteMembersCostAtMostSixTenthsOfRedis) {
+  constexpr int kMembers = 200000;
+  constexpr double kRedisBytesPerMember = 136;
+  for (const bool shuffled : {false, true}) {
+    const size_t before = memory_.used_bytes(MemoryUse::kKeyspace);
+    ZsetValue* zset = Keep(ZsetValue::CreateSkiplist(memory_, 5, 0));
+    char member[17];
+    for (int i = 0; i < kMembers; i++) {
+      std::snprintf(member, sizeof(member), "%07d:%08d", shuffled ? 1 : 0, i);
+      const double score = shuffled ? static_cast<double>((i * 7919LL) % kMembers) : i;
+      ASSERT_EQ(zset->Set(std::string_view(member, 16), score, {0, 0}, memory_),
+                ZsetValue::SetOutcome::kAdded);
+    }
+    ASSERT_TRUE(zset->CheckInvariants());
+    const double per_member =
+        static_cast<double>(memory_.used_bytes(MemoryUse::kKeyspace) - before) / kMembers;
+    EXPECT_LT(per_member, 0.6 * kRedisBytesPerMember) << (shuffled ? "shuffled" : "growing");
+    RecordProperty(shuffled ? "bytes_per_member_shuffled" : "bytes_per_member_growing",
+                   std::to_string(per_member));
+  }
 }
 
 TEST_F(ZsetValueTest, RefusedMemoryLeavesTheSetUnchanged) {
