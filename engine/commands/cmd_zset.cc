@@ -583,9 +583,17 @@ void RandomWithCount(CommandContext& context, int64_t count_signed, bool with_sc
                    [&](std::string_view member, double score) { reply.Pair(member, score); });
   };
   if (!unique || count == 1) {
-    // CASE 1: independent draws, repeats allowed.
+    // CASE 1: independent draws, repeats allowed. A negative count's reply has no bound but
+    // the client's: it stops when the client is being closed, its output could not grow, or
+    // nobody reads it (CLIENT REPLY OFF), as Redis stops at CLIENT_CLOSE_ASAP.
     reply.Header(count);
-    for (uint64_t i = 0; i < count; i++) reply_rank(rng.Below(size));
+    for (uint64_t i = 0; i < count; i++) {
+      if ((context.client.flags & kClientCloseAsap) || context.client.output().failed() ||
+          context.reply.muted()) {
+        break;
+      }
+      reply_rank(rng.Below(size));
+    }
     return;
   }
   if (count >= size) {

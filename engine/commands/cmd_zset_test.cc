@@ -236,6 +236,17 @@ TEST_F(ZsetCommandsTest, ScanAndRandom) {
   EXPECT_EQ(Run({"zrandmember", "missing"}), NilBulk());
 }
 
+// ZRANDMEMBER with a huge negative count ends when nobody reads its reply (a loop of 2^62 draws
+// would never end otherwise).
+TEST_F(ZsetCommandsTest, UnboundedDrawsStopWithTheirReader) {
+  ASSERT_EQ(Run({"zadd", "z", "1", "a", "2", "b"}), Int(2));
+  EXPECT_EQ(RunRaw({"client", "reply", "off"}), "");
+  EXPECT_EQ(RunRaw({"zrandmember", "z", "-4611686018427387903", "withscores"}), "");
+  EXPECT_EQ(RunRaw({"zrandmember", "z", "-9223372036854775807"}), "");
+  EXPECT_EQ(RunRaw({"client", "reply", "on"}), "+OK\r\n");
+  EXPECT_EQ(Run({"zcard", "z"}), Int(2));
+}
+
 TEST_F(ZsetCommandsTest, RefusedMemoryChangesNothing) {
   ASSERT_EQ(Run({"zadd", "z", "1", "a", "2", "b"}), Int(2));
   env_.sim_memory().set_limit_bytes(env_.sim_memory().used_bytes());
