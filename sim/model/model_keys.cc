@@ -75,6 +75,8 @@ Expected Copy(Call& call) {
   if (call.context.allocation_refused) return Error(kOomError);
   copy.shared = false;
   call.model.db(target)[to] = std::move(copy);
+  // A copy over an equal value changes nothing the model sees, but Redis touches the key.
+  call.model.MarkWritten(target, to);
   return Integer(1);
 }
 
