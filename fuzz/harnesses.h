@@ -39,6 +39,8 @@ void ConfigOneInput(const uint8_t* data, size_t size);
 
 // The set type's RDB loader (RESTORE), over arbitrary bytes (set_load_fuzz.cc).
 void SetLoadOneInput(const uint8_t* data, size_t size);
+// The sorted-set RDB loader (zset_load_fuzz.cc).
+void ZsetLoadOneInput(const uint8_t* data, size_t size);
 
 // The hash type's RDB loader (RESTORE), over arbitrary bytes (hash_load_fuzz.cc).
 void HashLoadOneInput(const uint8_t* data, size_t size);
@@ -52,6 +54,7 @@ inline constexpr Harness kHarnesses[] = {
     {"resp_parser", RespParserOneInput}, {"reply_codec", ReplyCodecOneInput},
     {"commands", CommandsOneInput},      {"config", ConfigOneInput},
     {"set_load", SetLoadOneInput},       {"hash_load", HashLoadOneInput},
+    {"zset_load", ZsetLoadOneInput},
 };
 
 }  // namespace keel::fuzz

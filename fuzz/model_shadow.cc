@@ -5,6 +5,7 @@
 #include "engine/db/types/hash.h"
 #include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
+#include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -79,6 +80,15 @@ model::Value ModelValue(const Entry& entry) {
     hash.ForEach([&](std::string_view field, std::string_view text) {
       value.hash.emplace_back(field, text);
     });
+    return value;
+  }
+  if (entry.type() == ValueType::kZSet) {
+    value.type = model::ValueType::kZSet;
+    value.encoding = entry.encoding() == ObjectEncoding::kListpack ? model::Encoding::kListpack
+                                                                   : model::Encoding::kSkiplist;
+    static_cast<const ZsetValue*>(EntryObject(entry))
+        ->ForEach(
+            [&](std::string_view member, double score) { value.zset.emplace(member, score); });
     return value;
   }
   value.string = std::string(entry.value());
@@ -202,10 +212,11 @@ std::string ModelShadow::CompareDatabase(int index) const {
       continue;
     }
     if (entry->type() == ValueType::kList || value.type == model::ValueType::kList ||
-        entry->type() == ValueType::kSet || value.type == model::ValueType::kSet) {
+        entry->type() == ValueType::kSet || value.type == model::ValueType::kSet ||
+        entry->type() == ValueType::kZSet || value.type == model::ValueType::kZSet) {
       if (!(ModelValue(*entry) == value)) {
         return where + "key " + RespValue::Bulk(key).ToString() + ": the engine and the model " +
-               "hold different values (a list or a set on at least one side)";
+               "hold different values (a list, a set or a sorted set on at least one side)";
       }
       continue;
     }

@@ -58,6 +58,29 @@ def _hash_profile_cells(requests, random_keys, reps):
         for test in HASH_TESTS:
             for keys in (None, random_keys):
                 cells.append(_profile_cell(test, pipeline, 3, keys, requests, reps))
+# Sorted sets (issue 14): ZADD, ZRANGE 0 99 and ZINCRBY on one key "myzset". ZADD is
+# redis-benchmark's own test (member "element:__rand_int__", score __rand_int__ under -r);
+# ZINCRBY and ZRANGE are sent as given commands. ZADD and ZINCRBY run with -r, so the set grows
+# towards a million members; ZRANGE reads 100 members of a set of ZRANGE_MEMBERS, loaded first.
+ZRANGE_MEMBERS = 1000
+ZSET_COMMANDS = {
+    "ZADD": None,
+    "ZRANGE": ("ZRANGE", "myzset", "0", "99"),
+    "ZINCRBY": ("ZINCRBY", "myzset", "1", "element:__rand_int__"),
+}
+
+
+def _zset_cells(requests, random_keys, reps):
+    cells = []
+    for pipeline in (32, 16):
+        for test, command in ZSET_COMMANDS.items():
+            rand = test != "ZRANGE"
+            name = f"{test}-P{pipeline}" + ("-rand" if rand else "")
+            cells.append(Cell(name, "profile", (test,),
+                              {"test": test, "command": command, "pipeline": pipeline,
+                               "size": 3, "random_keys": random_keys if rand else None,
+                               "requests": requests, "warmup": max(requests // 10, 1000),
+                               "clients": CLIENTS}, reps))
     return cells
 
 
@@ -102,6 +125,11 @@ def _hash_memory_cell(hashes, fields_per_hash, label, reps, window):
     return Cell(f"mem-hash-{label}", "memory", ("HSET",),
                 {"kind": "hash", "hashes": hashes, "fields_per_hash": fields_per_hash,
                  "keys": hashes * fields_per_hash, "settle_window_s": window}, reps)
+# One sorted set of `members` 16-byte members, scores 0..members-1 (the issue's memory cell).
+def _zset_memory_cell(members, label, reps, window):
+    return Cell(f"mem-zset-{label}", "memory", ("ZADD",),
+                {"kind": "zset", "sets": 1, "members_per_set": members, "keys": members,
+                 "settle_window_s": window}, reps)
 
 
 def _callgrind_cells(requests_p32, requests_p1, reps):
@@ -131,6 +159,7 @@ def _bigreq_cells(mset_bytes, set_bytes, reps):
 
 def full_plan():
     return (_profile_cells(1_000_000, 1_000_000, 3) +
+            _zset_cells(1_000_000, 1_000_000, 3) +
             _ycsb_cells(1_000_000, 1_000_000, 3) +
             [_memory_cell(1_000_000, "1M", 3, 30), _memory_cell(10_000_000, "10M", 3, 30),
              _list_memory_cell(1_000_000, "1M", 3, 30)] +
@@ -138,7 +167,8 @@ def full_plan():
              _set_memory_cell(100_000, 10, "100kx10", 3, 30)] +
             _hash_profile_cells(1_000_000, 1_000_000, 3) +
             [_hash_memory_cell(1, 1_000_000, "1x1M", 3, 30),
-             _hash_memory_cell(100_000, 10, "100kx10", 3, 30)] +
+             _hash_memory_cell(100_000, 10, "100kx10", 3, 30),
+             _zset_memory_cell(1_000_000, "1x1M", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +
             _bigreq_cells(100_000_000, 512 << 20, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
@@ -155,6 +185,7 @@ def quick_plan():
             [c for c in _hash_profile_cells(50_000, 50_000, 1) if c.params["pipeline"] == 32] +
             [_hash_memory_cell(1, 20_000, "1x20k", 1, 3),
              _hash_memory_cell(2_000, 10, "2kx10", 1, 3)] +
+            [_zset_memory_cell(20_000, "1x20k", 1, 3)] +
             [c for c in _callgrind_cells(5_000, 2_000, 1) if c.id == "cg-SET-P32-d3"] +
             _bigreq_cells(2_000_000, 8 << 20, 1) +
             [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])

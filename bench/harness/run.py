@@ -89,6 +89,9 @@ def redis_benchmark_argv(ctx, port, params, requests, test=None):
             "--csv"]
     if params.get("random_keys"):
         argv += ["-r", str(params["random_keys"])]
+    # A cell with a command (ZRANGE, ZINCRBY) sends it as given instead of a built-in test.
+    if params.get("command") and test is None:
+        return argv + list(params["command"])
     test = test or params["test"]
     if test == "HGET":
         # No built-in test: the field HSET's test writes, as a custom command (after the options).
@@ -115,6 +118,11 @@ def prepare_profile(ctx, server, params, run_dir, probe):
     elif test == "GET":
         # Without -r every request reads the literal key "key:__rand_int__".
         ctx.server_command(server, run_dir, "SET", "key:__rand_int__", "x" * params["size"])
+    elif test == "ZRANGE":
+        members = []
+        for i in range(cells_mod.ZRANGE_MEMBERS):
+            members += [str(i), "element:%012d" % i]
+        ctx.server_command(server, run_dir, "ZADD", "myzset", *members)
     elif test == "LPOP":
         # Enough elements for the warm-up and the measured pops, with a margin for the requests
         # redis-benchmark sends beyond -n when pipelining.
@@ -281,6 +289,11 @@ def run_memory(ctx, cell, engine, run_dir, probe):
             fields = ctx.server_command(server, run_dir, "HLEN", "hash:0000000")
             check(probe, "every field loaded", fields == params["fields_per_hash"],
                   f"HLEN {fields}")
+        elif params.get("kind") == "zset":
+            wall_s = set_load.load(server.port, 1, params["members_per_set"], sorted_set=True)
+            cardinality = ctx.server_command(server, run_dir, "ZCARD", set_load.ZSET_KEY.decode())
+            check(probe, "every member loaded", cardinality == params["members_per_set"],
+                  f"ZCARD {cardinality}")
         elif params.get("kind") == "list":
             wall_s = load_list(ctx, server, run_dir, params["keys"], params["value_bytes"])
             length = ctx.server_command(server, run_dir, "LLEN", LIST_KEY)

@@ -1,12 +1,14 @@
 """Loads sets for the set memory cells: `sets` sets of `members` members each, 16-byte members
 (never integers, so both engines hold hashtables), sent as pipelined SADDs of at most 1,000
-members over one connection. Standard library only."""
+members over one connection; or one sorted set (ZADD, member i scored i) for the sorted-set
+memory cell. Standard library only."""
 import socket
 import time
 
 MEMBER_BYTES = 16
 MEMBERS_PER_COMMAND = 1000
 PIPELINE = 64  # commands in flight
+ZSET_KEY = b"zset:0000000"
 
 
 def _command(args):
@@ -22,6 +24,14 @@ def _member(set_index, member_index):
     return member
 
 
+def zset_commands(members):
+    for first in range(0, members, MEMBERS_PER_COMMAND):
+        args = [b"ZADD", ZSET_KEY]
+        for i in range(first, min(first + MEMBERS_PER_COMMAND, members)):
+            args += [b"%d" % i, _member(0, i)]
+        yield _command(args)
+
+
 def commands(sets, members):
     for set_index in range(sets):
         key = b"set:%07d" % set_index
@@ -30,7 +40,7 @@ def commands(sets, members):
             yield _command([b"SADD", key] + [_member(set_index, i) for i in range(first, last)])
 
 
-def load(port, sets, members):
+def load(port, sets, members, sorted_set=False):
     """Sends every SADD and waits for every reply; returns the wall seconds it took. Raises on
     an error reply (a '-' line)."""
     start = time.monotonic()
@@ -49,10 +59,10 @@ def load(port, sets, members):
                 buffer = lines.pop()
                 for line in lines:
                     if line.startswith(b"-"):
-                        raise RuntimeError("SADD failed: " + line.decode("latin-1"))
+                        raise RuntimeError("load failed: " + line.decode("latin-1"))
                     pending -= 1
 
-        for command in commands(sets, members):
+        for command in zset_commands(members) if sorted_set else commands(sets, members):
             sock.sendall(command)
             pending += 1
             if pending >= PIPELINE:

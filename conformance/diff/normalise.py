@@ -406,6 +406,7 @@ NORMALISERS = {
     "hgetall": ("a hashtable's order (keys named ht*)", hash_pairs, None),
     "hscan": ("a hashtable's order (keys named ht*)", hscan_pairs, None),
     "hrandfield": ("a hashtable's order (keys named ht*)", hrandfield_draws, None),
+    "zscan": ("hash table order (a skiplist's members and scores)", scan_keys, None),
 }
 
 

@@ -1,5 +1,6 @@
 // The built-in command table: every family's definitions, in registration order. The registry
 // (engine/registry/) declares it; the families live above it, so the table is defined here.
+#include "engine/commands/cmd_zset_common.h"
 #include "engine/commands/context.h"
 #include "engine/registry/registry.h"
 
@@ -22,6 +23,7 @@ void Registry::AddBuiltins() {
   RegisterListBlockingCommands(*registry);
   RegisterSetCommands(*registry);
   RegisterHashCommands(*registry);
+  RegisterZsetCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

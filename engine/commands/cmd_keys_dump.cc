@@ -6,6 +6,7 @@
 
 #include "engine/base/crc64.h"
 #include "engine/base/numbers.h"
+#include "engine/commands/cmd_zset_common.h"
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
@@ -14,6 +15,7 @@
 #include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set.h"
 #include "engine/db/types/set_ops.h"
+#include "engine/db/types/zset_ops.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
 
@@ -139,6 +141,8 @@ struct LoadedValue {
       SetValue::Destroy(static_cast<SetValue*>(object), memory);
     } else if (type == ValueType::kHash) {
       HashValue::Destroy(static_cast<HashValue*>(object), memory);
+    } else if (type == ValueType::kZSet) {
+      ZsetValue::Destroy(static_cast<ZsetValue*>(object), memory);
     }
     object = nullptr;
   }
@@ -199,6 +203,21 @@ bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded
       loaded->type = ValueType::kHash;
       loaded->encoding = HashEncodingOf(*hash);
       loaded->object = hash;
+      return true;
+    }
+  } else if (IsZsetRdbType(type)) {
+    const ZsetValue::Limits limits = ZsetLimits(context);
+    ZsetValue* zset = nullptr;
+    const LoadStatus status =
+        LoadZset(type, reader, limits, context.keyspace.rng().Next(), context.memory(), &zset);
+    if (status == LoadStatus::kOutOfMemory) {
+      context.reply.Error(errors::kOom);
+      return false;
+    }
+    if (status == LoadStatus::kLoaded) {
+      loaded->type = ValueType::kZSet;
+      loaded->encoding = ZsetEncodingOf(*zset);
+      loaded->object = zset;
       return true;
     }
   }

@@ -8,6 +8,7 @@
 #include "engine/db/types/list.h"
 #include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set_ops.h"
+#include "engine/db/types/zset_ops.h"
 
 namespace keel {
 namespace {
@@ -91,6 +92,7 @@ std::array<const ValueOps*, kTypeCount> ops_by_type = [] {
   table[static_cast<size_t>(ValueType::kList)] = &kListOps;
   table[static_cast<size_t>(ValueType::kSet)] = &kSetOps;
   table[static_cast<size_t>(ValueType::kHash)] = &kHashOps;
+  table[static_cast<size_t>(ValueType::kZSet)] = &kZsetOps;
   return table;
 }();
 

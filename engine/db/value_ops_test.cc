@@ -61,7 +61,7 @@ void FakeDigest(const Entry& entry, DigestBuilder& digest) {
 }
 
 constexpr ValueOps kFakeOps = {
-    .type = ValueType::kZSet,
+    .type = ValueType::kStream,
     .destroy = FakeDestroy,
     .copy = FakeCopy,
     .external_bytes = FakeExternalBytes,
@@ -78,7 +78,7 @@ class ValueOpsTest : public ::testing::Test {
         db_(memory_, slab_, clock_, 7),
         other_(memory_, slab_, clock_, 8) {}
   void SetUp() override {
-    SetValueOpsForTesting(ValueType::kZSet, &kFakeOps);
+    SetValueOpsForTesting(ValueType::kStream, &kFakeOps);
     live_objects = 0;
   }
   void TearDown() override {
@@ -87,14 +87,14 @@ class ValueOpsTest : public ::testing::Test {
     EXPECT_EQ(live_objects, 0);
     EXPECT_EQ(memory_.used_bytes(MemoryUse::kKeyspace),
               slab_.live_bytes() + db_.table_bytes() + other_.table_bytes());
-    SetValueOpsForTesting(ValueType::kZSet, nullptr);
+    SetValueOpsForTesting(ValueType::kStream, nullptr);
   }
 
   void SetFake(Database& db, std::string_view key, std::vector<std::string> items,
                int64_t expire_at_ms = kNoExpiry) {
     FakeObject* object = NewFake(memory_, std::move(items));
     ASSERT_NE(object, nullptr);
-    ASSERT_NE(db.SetObject(key, db.Hash(key), ValueType::kZSet, ObjectEncoding::kSkiplist, object,
+    ASSERT_NE(db.SetObject(key, db.Hash(key), ValueType::kStream, ObjectEncoding::kSkiplist, object,
                            expire_at_ms),
               Database::SetOutcome::kOutOfMemory);
   }
@@ -180,7 +180,7 @@ TEST_F(ValueOpsTest, TheTableAnswersForTheType) {
   DigestBuilder digest;
   DigestEntry(entry, digest);
   DigestBuilder expected;
-  const char type[4] = {0, 0, 0, 3};
+  const char type[4] = {0, 0, 0, 6};  // OBJ_STREAM, the fake's type here
   expected.Mix(std::string_view(type, 4));
   expected.Mix("x");
   expected.Mix("y");

@@ -1,6 +1,7 @@
 #include "sim/model/expected.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "engine/base/numbers.h"
@@ -60,6 +61,48 @@ bool PairsOf(const RespValue& actual, uint8_t shape,
   for (size_t i = 0; i < items->elements.size(); i += 2) {
     if (!IsBulk(items->elements[i]) || !IsBulk(items->elements[i + 1])) return false;
     pairs->emplace_back(items->elements[i].text, items->elements[i + 1].text);
+// kScoredPairs: the reply's (member, score) pairs, each allowed, with its allowed score text.
+bool ScoredPairsMatch(const Expected& expected, const RespValue& actual) {
+  const bool scan = (expected.max & kScoredScanPage) != 0;
+  const bool with_scores = (expected.max & kScoredWithScores) != 0;
+  const bool nested = with_scores && !scan && (expected.max & kScoredResp3) != 0;
+  const RespValue* items = &actual;
+  if (scan) {
+    if (actual.type != RespType::kArray || actual.elements.size() != 2) return false;
+    if (!IsBulk(actual.elements[0]) || !IsUnsignedDecimal(actual.elements[0].text)) return false;
+    items = &actual.elements[1];
+  }
+  if (items->type != RespType::kArray) return false;
+  std::map<std::string, std::string> allowed;
+  for (size_t i = 0; i + 1 < expected.strings.size(); i += 2) {
+    allowed.emplace(expected.strings[i], expected.strings[i + 1]);
+  }
+  std::vector<std::pair<const RespValue*, const RespValue*>> pairs;
+  const std::vector<RespValue>& elements = items->elements;
+  if (with_scores && !nested) {
+    if (elements.size() % 2 != 0) return false;
+    for (size_t i = 0; i < elements.size(); i += 2)
+      pairs.emplace_back(&elements[i], &elements[i + 1]);
+  } else {
+    for (const RespValue& element : elements) {
+      if (!nested) {
+        pairs.emplace_back(&element, nullptr);
+        continue;
+      }
+      if (element.type != RespType::kArray || element.elements.size() != 2) return false;
+      pairs.emplace_back(&element.elements[0], &element.elements[1]);
+    }
+  }
+  if (!scan && static_cast<int64_t>(pairs.size()) != expected.min) return false;
+  std::set<std::string> seen;
+  for (const auto& [member, score] : pairs) {
+    if (!IsBulk(*member)) return false;
+    const auto it = allowed.find(member->text);
+    if (it == allowed.end()) return false;
+    if (!seen.insert(member->text).second && (expected.max & kScoredDistinct) != 0) return false;
+    if (score == nullptr) continue;
+    const RespType type = nested ? RespType::kDouble : RespType::kBulkString;
+    if (score->type != type || score->text != it->second) return false;
   }
   return true;
 }
@@ -103,6 +146,8 @@ bool Expected::Matches(const RespValue& actual) const {
     }
     case Kind::kBlocks:
       return false;
+    case Kind::kScoredPairs:
+      return ScoredPairsMatch(*this, actual);
     case Kind::kDraw: {
       if (actual.type != RespType::kArray || static_cast<int64_t>(actual.elements.size()) != min)
         return false;
@@ -151,6 +196,10 @@ std::string Expected::ToString() const {
       return "no reply (the command blocks)";
     case Kind::kDraw:
       return Int64ToString(min) + (max == 1 ? " distinct" : "") + " draws from " + Listed(strings);
+    case Kind::kScoredPairs:
+      return ((max & kScoredScanPage) ? std::string("a ZSCAN page of pairs from ")
+                                     : Int64ToString(min) + " pair draws from ") +
+             Listed(strings);
     case Kind::kOneOf: {
       std::string text;
       for (const Expected& one : alternatives)
@@ -223,6 +272,26 @@ Expected Draws(std::vector<std::string> allowed, int64_t count, bool distinct) {
                   .min = count,
                   .max = distinct ? 1 : 0,
                   .strings = std::move(allowed)};
+}
+
+Expected PairDraws(std::vector<std::pair<std::string, std::string>> allowed, int64_t count,
+                   bool distinct, bool with_scores, int resp) {
+  std::vector<std::string> flat;
+  for (auto& [member, score] : allowed) {
+    flat.push_back(std::move(member));
+    flat.push_back(std::move(score));
+  }
+  return Expected{.kind = Expected::Kind::kScoredPairs,
+                  .min = count,
+                  .max = (distinct ? kScoredDistinct : 0) | (with_scores ? kScoredWithScores : 0) |
+                         (resp >= 3 ? kScoredResp3 : 0),
+                  .strings = std::move(flat)};
+}
+
+Expected ScanPairs(std::vector<std::pair<std::string, std::string>> allowed) {
+  Expected expected = PairDraws(std::move(allowed), -1, true, true, 2);
+  expected.max |= kScoredScanPage;
+  return expected;
 }
 
 Expected ScanPage(std::vector<std::string> allowed) {

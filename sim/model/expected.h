@@ -19,11 +19,15 @@
 //                  elements are the predictions of the commands it ran.
 //   kBlocks        no reply now: the command blocks its client (BLPOP on empty lists). It
 //                  matches no reply; whoever drives the model checks that the engine blocked.
+//   kScoredPairs   (member, score) pairs drawn from `strings` (member, score text, member, ...):
+//                  ZRANDMEMBER's draws (`min` of them) and a ZSCAN page of a skiplist (any
+//                  number, inside [cursor, page]); `max` holds kScored* flags.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/resp/resp_value.h"
@@ -41,6 +45,7 @@ struct Expected {
     kDraw,
     kBlocks,
     kPairs,
+    kScoredPairs,
   };
 
   Kind kind = Kind::kExact;
@@ -86,5 +91,14 @@ Expected OneOf(std::vector<Expected> alternatives);
 Expected ArrayOf(std::vector<Expected> elements);
 Expected NullArray(int resp);  // RESP2 *-1, RESP3 _
 Expected Blocks();
+
+// kScoredPairs: `count` draws of `allowed` (member, score text) pairs, distinct members when
+// `distinct`, replied as ZRANDMEMBER replies (members only without scores; RESP3 nests pairs).
+inline constexpr int64_t kScoredDistinct = 1, kScoredWithScores = 2, kScoredResp3 = 4,
+                         kScoredScanPage = 8;
+Expected PairDraws(std::vector<std::pair<std::string, std::string>> allowed, int64_t count,
+                   bool distinct, bool with_scores, int resp);
+// kScoredPairs: a ZSCAN page [cursor, member, score, ...] of distinct members from `allowed`.
+Expected ScanPairs(std::vector<std::pair<std::string, std::string>> allowed);
 
 }  // namespace keel::model

@@ -69,6 +69,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(ListCommands());
   Add(SetCommands());
   Add(HashCommands());
+  Add(ZsetCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

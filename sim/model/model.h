@@ -67,6 +67,7 @@ struct Value {
   // ValueType::kHash: field and value in insertion order (a listpack's order; a hashtable's
   // order is the engine's table, which the model does not predict).
   std::vector<std::pair<std::string, std::string>> hash;
+  std::map<std::string, double> zset;      // ValueType::kZSet: member -> score
   int64_t expire_at_ms = kNoExpiry;
   Encoding encoding = Encoding::kEmbstr;
   // One of Redis's shared integers 0..9999 (OBJECT REFCOUNT 2147483647), which SET and the
@@ -294,6 +295,7 @@ std::span<const Command> MultiCommands();       // model_multi.cc
 std::span<const Command> ListCommands();        // model_list.cc
 std::span<const Command> SetCommands();         // model_set.cc
 std::span<const Command> HashCommands();        // model_hash.cc
+std::span<const Command> ZsetCommands();        // model_zset.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // A live value that is not a string: string commands that read it answer WRONGTYPE.

@@ -404,4 +404,61 @@ MUTATIONS = [
         "replace": "    const size_t index =\n"
                    "        (head && context.serving_key().empty()) ? 0 : list->size() - 1;\n",
     },
+    # Sorted sets (engine/commands/cmd_zset*.cc): the oracle checks replies and values against
+    # the model's std::map.
+    {
+        "name": "zadd-gt-acts-as-lt",
+        "why": "ZADD GT updates a member only when the new score is lower, as LT does",
+        "file": "engine/commands/cmd_zset.cc",
+        "find": "(flags.gt && score <= current)) continue;",
+        "replace": "(flags.gt && score >= current)) continue;",
+    },
+    {
+        "name": "zrange-byscore-exclusive-min-ignored",
+        "why": "a score range's exclusive minimum \"(x\" is taken as inclusive (ZRANGE BYSCORE, "
+               "ZRANGEBYSCORE, ZCOUNT, ZREMRANGEBYSCORE)",
+        "file": "engine/commands/cmd_zset_range.cc",
+        "find": "  span.first = zset.CountScoreBelow(range.min, range.min_exclusive);\n",
+        "replace": "  span.first = zset.CountScoreBelow(range.min, false);\n",
+    },
+    {
+        "name": "zrem-leaves-an-empty-zset",
+        "why": "ZREM of a sorted set's last members leaves an empty sorted set instead of deleting "
+               "the key",
+        "file": "engine/commands/cmd_zset.cc",
+        "find": "kZrem, deleted);\n    if (zset.size() == 0) context.keyspace.DeleteEmptied(db, key, hash);\n",
+        "replace": "kZrem, deleted);\n",
+    },
+    {
+        "name": "zunion-ignores-weights",
+        "why": "ZUNION and ZUNIONSTORE add the members' scores without their WEIGHTS",
+        "file": "engine/commands/cmd_zset_algebra.cc",
+        "find": "      const double value = Weighted(source.weight, score);\n",
+        "replace": "      const double value = score;\n",
+    },
+    {
+        "name": "eviction-volatile-takes-any-key",
+        "why": "a volatile-* maxmemory-policy evicts keys without a TTL as well",
+        "file": "engine/db/eviction.cc",
+        "find": "  return policy == MaxmemoryPolicy::kVolatileLru || policy == MaxmemoryPolicy::kVolatileLfu ||\n"
+                "         policy == MaxmemoryPolicy::kVolatileRandom || policy == MaxmemoryPolicy::kVolatileTtl;",
+        "replace": "  return policy == MaxmemoryPolicy::kVolatileTtl;",
+    },
+    {
+        "name": "eviction-overshoots-the-limit",
+        "why": "eviction goes on until a quarter below maxmemory: keys are evicted while memory is "
+               "within the limit",
+        "file": "engine/db/eviction.cc",
+        "find": "memory.used_bytes_total() > static_cast<size_t>(maxmemory);\n       evicted++) {",
+        "replace": "memory.used_bytes_total() > static_cast<size_t>(maxmemory) * 3 / 4;\n"
+                   "       evicted++) {",
+    },
+    {
+        "name": "scan-skips-the-rehash-target",
+        "why": "during an incremental rehash SCAN walks only the old table: keys already moved to "
+               "the new one are never returned, though present for the whole iteration",
+        "file": "engine/db/database.h",
+        "find": "  if (next_ != nullptr) VisitRange(*next_, cursor, next, to_end, hash_seed_, visit);\n",
+        "replace": "",
+    },
 ]

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "engine/db/database.h"
 #include "engine/db/entry.h"
 #include "engine/db/types/hash.h"
 #include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
+#include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
 
 namespace keel::sim {
@@ -89,9 +91,34 @@ std::string DescribePairs(const std::vector<std::pair<std::string, std::string>>
          " fields, ";
 }
 
+// The members and scores of an engine sorted set.
+std::map<std::string, double> ZsetPairsOf(const Entry& entry) {
+  std::map<std::string, double> pairs;
+  static_cast<const ZsetValue*>(EntryObject(entry))
+      ->ForEach([&](std::string_view member, double score) { pairs.emplace(member, score); });
+  return pairs;
+}
+
+std::string DescribePairs(const std::map<std::string, double>& pairs) {
+  std::string text = "{";
+  size_t shown = 0;
+  for (const auto& [member, score] : pairs) {
+    if (shown++ == 8) {
+      text += ", ...";
+      break;
+    }
+    text += (shown > 1 ? ", \"" : "\"") + EscapeBytes(member, 20) + "\": " + std::to_string(score);
+  }
+  return text + "} (" + std::to_string(pairs.size()) + " members";
+}
+
 std::string DescribeValue(const model::Value& value) {
   if (value.type == model::ValueType::kHash) {
     return DescribePairs(value.hash) + std::string(model::EncodingName(value.encoding)) + ")";
+  }
+  if (value.type == model::ValueType::kZSet) {
+    return "the sorted set " + DescribePairs(value.zset) + ", " +
+           std::string(model::EncodingName(value.encoding)) + ")";
   }
   if (value.type == model::ValueType::kList) return DescribeList(value.list);
   if (value.type == model::ValueType::kSet) {
@@ -110,6 +137,10 @@ std::string DescribeValue(const model::Value& value) {
 }
 
 std::string DescribeEntry(const Entry& entry) {
+  if (entry.type() == ValueType::kZSet) {
+    return "the sorted set " + DescribePairs(ZsetPairsOf(entry)) + ", " +
+           std::string(EncodingNameOf(entry)) + ")";
+  }
   if (entry.type() == ValueType::kList) return DescribeList(ListElements(entry));
   if (entry.type() == ValueType::kHash) {
     return DescribePairs(HashPairsOf(entry)) + std::string(EncodingNameOf(entry)) + ")";
@@ -149,6 +180,12 @@ bool SameValue(const Entry& entry, const model::Value& value) {
   if (entry.type() == ValueType::kList || value.type == model::ValueType::kList) {
     return entry.type() == ValueType::kList && value.type == model::ValueType::kList &&
            entry.expire_at_ms() == value.expire_at_ms && ListElements(entry) == value.list;
+  }
+  if (entry.type() == ValueType::kZSet || value.type == model::ValueType::kZSet) {
+    return entry.type() == ValueType::kZSet && value.type == model::ValueType::kZSet &&
+           entry.expire_at_ms() == value.expire_at_ms &&
+           EncodingNameOf(entry) == model::EncodingName(value.encoding) &&
+           ZsetPairsOf(entry) == value.zset;
   }
   if (entry.type() == ValueType::kSet || value.type == model::ValueType::kSet) {
     return entry.type() == ValueType::kSet && value.type == model::ValueType::kSet &&

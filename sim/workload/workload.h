@@ -69,5 +69,6 @@ void GenerateMulti(Rng& rng, const KeySpace& space, std::vector<std::string>* ar
 void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateSetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateHashFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateZsetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 
 }  // namespace keel::workload

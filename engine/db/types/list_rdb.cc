@@ -1,6 +1,8 @@
 #include "engine/db/types/list_rdb.h"
 
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/base/numbers.h"
@@ -32,6 +34,14 @@ class NodeBuilder {
     auto* packed = reinterpret_cast<unsigned char*>(bytes_.data());
     listpack::SetHeader(packed, static_cast<uint32_t>(bytes_.size()), count_);
     return list->AppendNode(memory, packed, bytes_.size(), count_);
+  }
+  // The node as listpack bytes (empty or not), for the other families' ziplists.
+  std::string TakeListpack(size_t* count) {
+    bytes_.push_back(static_cast<char>(listpack::kEnd));
+    listpack::SetHeader(reinterpret_cast<unsigned char*>(bytes_.data()),
+                        static_cast<uint32_t>(bytes_.size()), count_);
+    *count = count_;
+    return std::move(bytes_);
   }
 
  private:
@@ -113,6 +123,34 @@ size_t ReadZiplistEntry(const unsigned char* p, size_t available, size_t previou
   if (string_bytes > available - at - header) return 0;
   builder->Add({reinterpret_cast<const char*>(p + at + header), static_cast<size_t>(string_bytes)});
   return at + header + static_cast<size_t>(string_bytes);
+}
+
+// Walks a whole ziplist (ziplist.c's layout: total bytes, tail offset, count, entries, 0xFF),
+// checked as ziplistValidateIntegrity's deep mode checks it, into `builder`.
+bool ReadZiplist(std::string_view bytes, NodeBuilder* builder) {
+  constexpr size_t kZiplistHeaderBytes = 10;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() < kZiplistHeaderBytes + 1 || ReadLittleEndian(p, 4) != bytes.size() ||
+      p[bytes.size() - 1] != 0xFF) {
+    return false;
+  }
+  const uint64_t tail = ReadLittleEndian(p + 4, 4);
+  const uint64_t header_count = ReadLittleEndian(p + 8, 2);
+  size_t offset = kZiplistHeaderBytes;
+  size_t previous_bytes = 0;
+  size_t last_entry = kZiplistHeaderBytes;
+  uint64_t count = 0;
+  const size_t end = bytes.size() - 1;
+  while (offset < end) {
+    const size_t size = ReadZiplistEntry(p + offset, end - offset, previous_bytes, builder);
+    if (size == 0) return false;
+    last_entry = offset;
+    previous_bytes = size;
+    offset += size;
+    count++;
+  }
+  if (offset != end || tail != last_entry) return false;
+  return header_count == 0xFFFF || header_count == count;
 }
 
 // A whole ziplist (ziplist.c's layout: total bytes, tail offset, count, entries, 0xFF), checked
@@ -208,6 +246,13 @@ bool LoadPlain(rdb::Reader& reader, List* list, MemoryAccountant& memory, bool* 
 }
 
 }  // namespace
+
+bool ZiplistToListpack(std::string_view ziplist, std::string* listpack, size_t* count) {
+  NodeBuilder builder;
+  if (!ReadZiplist(ziplist, &builder)) return false;
+  *listpack = builder.TakeListpack(count);
+  return true;
+}
 
 void SerialiseList(const List& list, bool compress, std::string* out) {
   out->push_back(static_cast<char>(rdb::kTypeListQuicklist2));

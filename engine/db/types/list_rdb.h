@@ -32,4 +32,8 @@ enum class LoadOutcome : uint8_t { kLoaded, kBadFormat, kOutOfMemory };
 LoadOutcome LoadList(uint8_t rdb_type, rdb::Reader& reader, int fill, MemoryAccountant& memory,
                      List** list);
 
+// A ziplist (RDB_TYPE_*_ZIPLIST's payload), checked as LoadList checks one, as the listpack
+// holding the same entries (Redis's lpFromZiplist): false when malformed.
+bool ZiplistToListpack(std::string_view ziplist, std::string* listpack, size_t* count);
+
 }  // namespace keel
