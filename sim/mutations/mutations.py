@@ -436,29 +436,4 @@ MUTATIONS = [
         "find": "      const double value = Weighted(source.weight, score);\n",
         "replace": "      const double value = score;\n",
     },
-    {
-        "name": "eviction-volatile-takes-any-key",
-        "why": "a volatile-* maxmemory-policy evicts keys without a TTL as well",
-        "file": "engine/db/eviction.cc",
-        "find": "  return policy == MaxmemoryPolicy::kVolatileLru || policy == MaxmemoryPolicy::kVolatileLfu ||\n"
-                "         policy == MaxmemoryPolicy::kVolatileRandom || policy == MaxmemoryPolicy::kVolatileTtl;",
-        "replace": "  return policy == MaxmemoryPolicy::kVolatileTtl;",
-    },
-    {
-        "name": "eviction-overshoots-the-limit",
-        "why": "eviction goes on until a quarter below maxmemory: keys are evicted while memory is "
-               "within the limit",
-        "file": "engine/db/eviction.cc",
-        "find": "memory.used_bytes_total() > static_cast<size_t>(maxmemory);\n       evicted++) {",
-        "replace": "memory.used_bytes_total() > static_cast<size_t>(maxmemory) * 3 / 4;\n"
-                   "       evicted++) {",
-    },
-    {
-        "name": "scan-skips-the-rehash-target",
-        "why": "during an incremental rehash SCAN walks only the old table: keys already moved to "
-               "the new one are never returned, though present for the whole iteration",
-        "file": "engine/db/database.h",
-        "find": "  if (next_ != nullptr) VisitRange(*next_, cursor, next, to_end, hash_seed_, visit);\n",
-        "replace": "",
-    },
 ]
