@@ -20,6 +20,8 @@ void Registry::AddBuiltins() {
   RegisterListCommands(*registry);
   RegisterListMoveCommands(*registry);
   RegisterSetCommands(*registry);
+  RegisterBitmapCommands(*registry);
+  RegisterBitfieldCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

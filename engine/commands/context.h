@@ -82,6 +82,8 @@ void RegisterLcsCommands(Registry& registry);
 void RegisterListCommands(Registry& registry);
 void RegisterListMoveCommands(Registry& registry);  // LMOVE, RPOPLPUSH, LMPOP
 void RegisterSetCommands(Registry& registry);
+void RegisterBitmapCommands(Registry& registry);       // SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP
+void RegisterBitfieldCommands(Registry& registry);     // BITFIELD, BITFIELD_RO
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
