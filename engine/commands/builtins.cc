@@ -22,6 +22,7 @@ void Registry::AddBuiltins() {
   RegisterSetCommands(*registry);
   RegisterBitmapCommands(*registry);
   RegisterBitfieldCommands(*registry);
+  RegisterHyperLogLogCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

@@ -84,6 +84,7 @@ void RegisterListMoveCommands(Registry& registry);  // LMOVE, RPOPLPUSH, LMPOP
 void RegisterSetCommands(Registry& registry);
 void RegisterBitmapCommands(Registry& registry);       // SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP
 void RegisterBitfieldCommands(Registry& registry);     // BITFIELD, BITFIELD_RO
+void RegisterHyperLogLogCommands(Registry& registry);  // PF*
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND

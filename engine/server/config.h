@@ -83,6 +83,8 @@ struct ConfigValues {
   int64_t list_compress_depth = 0;
   // A set of integers stays an intset up to this many members.
   int64_t set_max_intset_entries = 512;
+  // A sparse HyperLogLog that would grow past this many bytes becomes dense.
+  int64_t hll_sparse_max_bytes = 3000;
 };
 
 enum class ConfigKind : uint8_t {
