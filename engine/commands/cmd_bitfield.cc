@@ -187,21 +187,12 @@ void RunWithWrites(CommandContext& context, const std::vector<FieldOp>& ops) {
     }
     std::memset(created.data(), 0, size);
     const uint64_t changes = RunOps(ops, {created.data(), size}, &replies);
-    if (changes == 0) {
-      // Nothing written: the zeroed key is added all the same ("new"), and not counted.
-      Entry* added = keyspace.Populate(db, key, hash, created.view())
-                         ? keyspace.LookupWrite(db, key, hash, kLookupNoTouch)
-                         : nullptr;
-      if (added == nullptr || keyspace.GrowString(db, added, hash, size) == nullptr) {
-        if (added != nullptr) keyspace.Delete(db, key, hash, events::kNone);
-        context.reply.Error(errors::kOom);
-        return;
-      }
-      ReplyWith(context, replies);
-      return;
-    }
+    // Nothing written (every write refused by FAIL): the zeroed key is added all the same
+    // ("new" only). Redis 7.0.15 counts no change then, so it does not propagate the key it
+    // created and a replica misses it; Keel counts one, so that replicas have it too.
+    const KeyEvent event = changes > 0 ? events::kSetbit : events::kNone;
     if (keyspace.SetString(db, key, hash, created.view(), kNoExpiry, ObjectEncoding::kRaw,
-                           events::kSetbit) == Database::SetOutcome::kOutOfMemory) {
+                           event) == Database::SetOutcome::kOutOfMemory) {
       context.reply.Error(errors::kOom);
       return;
     }
@@ -220,9 +211,12 @@ void RunWithWrites(CommandContext& context, const std::vector<FieldOp>& ops) {
   const uint64_t changes = RunOps(ops, entry->mutable_value(), &replies);
   if (changes > 0) {
     keyspace.KeyChanged(db, key, events::kSetbit, changes);
-  } else if (entry->value_size() != old_size || !was_raw) {
-    // Grown or made raw, but nothing written: Redis neither counts nor announces it; Keel
-    // touches the key (WATCH sees the changed value, as the model does).
+  } else if (entry->value_size() != old_size) {
+    // Grown, but nothing written: Redis neither counts nor announces it (so a replica keeps the
+    // shorter string); Keel counts one change, announced to no one, so that it is propagated.
+    keyspace.KeyChanged(db, key, events::kNone, 1);
+  } else if (!was_raw) {
+    // Only made raw: Keel touches the key (WATCH sees the encoding change, as the model does).
     keyspace.KeyChanged(db, key, events::kNone, 0);
   }
   ReplyWith(context, replies);

@@ -67,7 +67,9 @@ TEST_F(HyperLogLogTest, KeelBuildsTheSameBytesFromTheSameElements) {
     SCOPED_TRACE(entry.name);
     const int count = std::stoi(entry.name.substr(1));
     const std::string key = "keel:" + entry.name;
-    if (count == 0) EXPECT_EQ(Run({"pfadd", key}), Int(1));
+    if (count == 0) {
+      EXPECT_EQ(Run({"pfadd", key}), Int(1));
+    }
     const std::vector<std::string> elements = Elements("e", count);
     for (size_t i = 0; i < elements.size(); i += 500) {
       std::vector<std::string> args = {"pfadd", key};
