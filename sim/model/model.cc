@@ -68,6 +68,8 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(MultiCommands());
   Add(ListCommands());
   Add(SetCommands());
+  Add(BitCommands());
+  Add(HllCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

@@ -285,6 +285,8 @@ std::span<const Command> ConnectionCommands();  // model_connection.cc
 std::span<const Command> MultiCommands();       // model_multi.cc
 std::span<const Command> ListCommands();        // model_list.cc
 std::span<const Command> SetCommands();         // model_set.cc
+std::span<const Command> BitCommands();         // model_bits.cc
+std::span<const Command> HllCommands();         // model_hll.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // A live value that is not a string: string commands that read it answer WRONGTYPE.

@@ -10,6 +10,7 @@ constexpr Family kFamilies[] = {
     {"string", GenerateString},   {"keys", GenerateKeys},     {"connection", GenerateConnection},
     {"counter", GenerateCounter}, {"expire", GenerateExpire}, {"scan", GenerateScan},
     {"multi", GenerateMulti},     {"list", GenerateList},     {"set", GenerateSetFamily},
+    {"bits", GenerateBits},
 };
 
 }  // namespace

@@ -68,5 +68,6 @@ void GenerateScan(Rng& rng, const KeySpace& space, std::vector<std::string>* arg
 void GenerateMulti(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateSetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateBits(Rng& rng, const KeySpace& space, std::vector<std::string>* args);  // + PF*
 
 }  // namespace keel::workload
