@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(resp_parser reply_codec commands config set_load)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(resp_parser reply_codec commands config set_load hll_read)
 
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz || { echo "fuzz build failed"; exit 1; }
 

@@ -40,6 +40,9 @@ void ConfigOneInput(const uint8_t* data, size_t size);
 // The set type's RDB loader (RESTORE), over arbitrary bytes (set_load_fuzz.cc).
 void SetLoadOneInput(const uint8_t* data, size_t size);
 
+// The HyperLogLog reader and editor, over arbitrary bytes as a string value (hll_read_fuzz.cc).
+void HllReadOneInput(const uint8_t* data, size_t size);
+
 struct Harness {
   std::string_view name;  // also the corpus folder: corpus/fuzz/<name>/
   void (*one_input)(const uint8_t* data, size_t size);
@@ -48,7 +51,7 @@ struct Harness {
 inline constexpr Harness kHarnesses[] = {
     {"resp_parser", RespParserOneInput}, {"reply_codec", ReplyCodecOneInput},
     {"commands", CommandsOneInput},      {"config", ConfigOneInput},
-    {"set_load", SetLoadOneInput},
+    {"set_load", SetLoadOneInput},       {"hll_read", HllReadOneInput},
 };
 
 }  // namespace keel::fuzz
