@@ -44,6 +44,7 @@ size_t SparseBytesMax(CommandContext& context) {
 // nothing is counted. Returns the entry, or nullptr after the OOM error.
 Entry* Unshare(CommandContext& context, Entry* entry, uint64_t hash) {
   const bool was_raw = entry->encoding() == ObjectEncoding::kRaw || entry->growable();
+  if (was_raw) return entry;  // already private and raw: nothing to do
   Entry* unshared =
       context.keyspace.GrowString(context.db_index(), entry, hash, entry->value_size());
   if (unshared == nullptr) {
@@ -182,8 +183,16 @@ void CmdPfcount(CommandContext& context) {
   const int db = context.db_index();
   const std::string_view key = context.arg(1);
   const uint64_t hash = keyspace.Hash(db, key);
-  if (keyspace.Lookup(db, key, hash) == nullptr) {
+  const Entry* found = keyspace.Lookup(db, key, hash);
+  if (found == nullptr) {
     context.reply.Integer(0);
+    return;
+  }
+  // The common case answers from the read lookup: a raw HyperLogLog with a valid cache.
+  if (found->type() == ValueType::kString &&
+      (found->encoding() == ObjectEncoding::kRaw || found->growable()) &&
+      hll::LooksLikeHll(found->value()) && hll::CacheValid(found->value())) {
+    context.reply.Integer(static_cast<int64_t>(hll::CachedCount(found->value())));
     return;
   }
   // The same entry, for writing (the cache); the read lookup above counted the hit.
