@@ -191,8 +191,8 @@ void RunWithWrites(CommandContext& context, const std::vector<FieldOp>& ops) {
     // ("new" only). Redis 7.0.15 counts no change then, so it does not propagate the key it
     // created and a replica misses it; Keel counts one, so that replicas have it too.
     const KeyEvent event = changes > 0 ? events::kSetbit : events::kNone;
-    if (keyspace.SetString(db, key, hash, created.view(), kNoExpiry, ObjectEncoding::kRaw,
-                           event) == Database::SetOutcome::kOutOfMemory) {
+    if (keyspace.SetString(db, key, hash, created.view(), kNoExpiry, ObjectEncoding::kRaw, event) ==
+        Database::SetOutcome::kOutOfMemory) {
       context.reply.Error(errors::kOom);
       return;
     }

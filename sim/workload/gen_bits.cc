@@ -90,8 +90,7 @@ void GeneratePf(Rng& rng, const KeySpace& space, const std::string& key,
       break;
     default: {
       // Not GETREG: its 16384 registers are a reply past what a simulated reader is given.
-      static constexpr std::string_view kSubcommands[] = {"encoding", "decode", "todense",
-                                                          "bogus"};
+      static constexpr std::string_view kSubcommands[] = {"encoding", "decode", "todense", "bogus"};
       *args = {RandomCase(rng, "pfdebug"),
                RandomCase(rng, kSubcommands[rng.Below(std::size(kSubcommands))]), key};
       break;
