@@ -41,6 +41,19 @@ constexpr std::string_view kValues[] = {
     "normal",
     std::string_view("\0\r\n\xff", 4),
     "key with spaces",
+    // BITFIELD's field types and '#' offsets, a bit offset past proto-max-bulk-len, PFDEBUG's
+    // subcommands (plain arguments, not tokens), and an empty HyperLogLog's bytes.
+    "u8",
+    "i64",
+    "u63",
+    "i1",
+    "#1",
+    "4294967296",
+    "GETREG",
+    "DECODE",
+    "ENCODING",
+    "TODENSE",
+    std::string_view("HYLL\x01\0\0\0\0\0\0\0\0\0\0\0\x7f\xff", 18),
 };
 
 void AddTokens(const std::vector<ArgSpec>& args, std::set<std::string>* tokens) {

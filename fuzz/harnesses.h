@@ -45,6 +45,9 @@ void ZsetLoadOneInput(const uint8_t* data, size_t size);
 // The hash type's RDB loader (RESTORE), over arbitrary bytes (hash_load_fuzz.cc).
 void HashLoadOneInput(const uint8_t* data, size_t size);
 
+// The HyperLogLog reader and editor, over arbitrary bytes as a string value (hll_read_fuzz.cc).
+void HllReadOneInput(const uint8_t* data, size_t size);
+
 struct Harness {
   std::string_view name;  // also the corpus folder: corpus/fuzz/<name>/
   void (*one_input)(const uint8_t* data, size_t size);
@@ -54,7 +57,7 @@ inline constexpr Harness kHarnesses[] = {
     {"resp_parser", RespParserOneInput}, {"reply_codec", ReplyCodecOneInput},
     {"commands", CommandsOneInput},      {"config", ConfigOneInput},
     {"set_load", SetLoadOneInput},       {"hash_load", HashLoadOneInput},
-    {"zset_load", ZsetLoadOneInput},
+    {"zset_load", ZsetLoadOneInput},     {"hll_read", HllReadOneInput},
 };
 
 }  // namespace keel::fuzz

@@ -157,6 +157,34 @@ def _bigreq_cells(mset_bytes, set_bytes, reps):
     ]
 
 
+# The bit and HyperLogLog commands (issue 15), as redis-benchmark custom commands on one key
+# each: SETBIT and GETBIT at one offset of a 1 MB bitmap, BITCOUNT of all of it, PFADD of
+# random elements, and PFCOUNT of one dense HyperLogLog (its cached count) and of the union of
+# ten (computed every time). The heavy ones run at pipeline 1 and fewer requests.
+BITMAP_BITS = 8 * 1024 * 1024  # a 1 MB string
+
+
+def _bits_cells(requests, heavy_requests, reps):
+    def cell(name, command, pipeline, count, random_keys=None, prepare=None):
+        return Cell(f"bits-{name}-P{pipeline}", "profile", (command[0],),
+                    {"test": command[0], "command": command, "pipeline": pipeline, "size": 3,
+                     "random_keys": random_keys, "requests": count, "prepare": prepare,
+                     "warmup": max(count // 10, 1000), "clients": CLIENTS}, reps)
+
+    hll_keys = [f"hll:{i}" for i in range(10)]
+    return [
+        # redis-benchmark's __rand_int__ is 12 zero-padded digits, which no bit offset accepts
+        # (string2ll refuses leading zeros): the offset is fixed, near the end of the bitmap.
+        cell("SETBIT", ["SETBIT", "bits", str(BITMAP_BITS - 77), "1"], 16, requests, None,
+             "bitmap"),
+        cell("GETBIT", ["GETBIT", "bits", str(BITMAP_BITS - 77)], 16, requests, None, "bitmap"),
+        cell("BITCOUNT-1MB", ["BITCOUNT", "bits"], 1, heavy_requests, None, "bitmap"),
+        cell("PFADD", ["PFADD", "hll:add", "element:__rand_int__"], 16, requests, 1_000_000),
+        cell("PFCOUNT-1key", ["PFCOUNT", "hll:0"], 16, requests, None, "hll"),
+        cell("PFCOUNT-10keys", ["PFCOUNT"] + hll_keys, 1, heavy_requests, None, "hll"),
+    ]
+
+
 def full_plan():
     return (_profile_cells(1_000_000, 1_000_000, 3) +
             _zset_cells(1_000_000, 1_000_000, 3) +
@@ -171,6 +199,7 @@ def full_plan():
              _zset_memory_cell(1_000_000, "1x1M", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +
             _bigreq_cells(100_000_000, 512 << 20, 3) +
+            _bits_cells(1_000_000, 20_000, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
 
 

@@ -99,10 +99,25 @@ def redis_benchmark_argv(ctx, port, params, requests, test=None):
     return argv + ["-t", test.lower()]
 
 
+def prepare_bits(ctx, server, params, run_dir):
+    """The bits-* cells' data: a 1 MB bitmap of pseudo-random bytes, or ten dense HyperLogLogs
+    of 20,000 elements each (overlapping, so that their union is not their sum)."""
+    if params.get("prepare") == "bitmap":
+        pattern = bytes((i * 167 + 13) & 0xFF for i in range(4096))
+        ctx.server_command(server, run_dir, "SET", "bits", pattern * 256)
+    elif params.get("prepare") == "hll":
+        for key in range(10):
+            for start in range(0, 20_000, 1000):
+                elements = [f"e:{key * 5000 + i}" for i in range(start, start + 1000)]
+                ctx.server_command(server, run_dir, "PFADD", f"hll:{key}", *elements)
+
+
 def prepare_profile(ctx, server, params, run_dir, probe):
     """Data the measured requests touch: GET finds its key(s), LPOP finds a long list."""
     test = params["test"]
-    if test == "GET" and params.get("random_keys"):
+    if params.get("command"):
+        prepare_bits(ctx, server, params, run_dir)
+    elif test == "GET" and params.get("random_keys"):
         argv = [ctx.loadgen, "insert", "--port", str(server.port),
                 "--records", str(params["random_keys"]), "--value-bytes", str(params["size"])]
         code, _, _ = ctx.run_client(argv, run_dir, "prepare")

@@ -24,6 +24,9 @@ void Registry::AddBuiltins() {
   RegisterSetCommands(*registry);
   RegisterHashCommands(*registry);
   RegisterZsetCommands(*registry);
+  RegisterBitmapCommands(*registry);
+  RegisterBitfieldCommands(*registry);
+  RegisterHyperLogLogCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);

@@ -89,6 +89,9 @@ void RegisterListMoveCommands(Registry& registry);      // LMOVE, RPOPLPUSH, LMP
 void RegisterListBlockingCommands(Registry& registry);  // BLPOP, BRPOP, BLMOVE, ...
 void RegisterSetCommands(Registry& registry);
 void RegisterHashCommands(Registry& registry);
+void RegisterBitmapCommands(Registry& registry);       // SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP
+void RegisterBitfieldCommands(Registry& registry);     // BITFIELD, BITFIELD_RO
+void RegisterHyperLogLogCommands(Registry& registry);  // PF*
 void RegisterServerCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND

@@ -211,6 +211,13 @@ Entry* Keyspace::WriteStringRange(int db, Entry* entry, uint64_t hash, size_t of
   return written;
 }
 
+Entry* Keyspace::GrowString(int db, Entry* entry, uint64_t hash, size_t size) {
+  KEEL_ASSERT(size <= UINT32_MAX);
+  BeforeChange(db, entry->key(), hash);
+  // An empty patch at `size`: the database pads to it and makes the value raw, as SETRANGE does.
+  return mutable_database(db).WriteStringRange(entry, hash, size, {});
+}
+
 ExpiryOutcome Keyspace::SetExpiry(int db, Entry** entry, int64_t expire_at_ms) {
   const std::string_view key = (*entry)->key();
   const uint64_t hash = Hash(db, key);

@@ -206,6 +206,12 @@ class Keyspace {
   // SETRANGE's and APPEND's edit of `entry` (see Database::WriteStringRange).
   Entry* WriteStringRange(int db, Entry* entry, uint64_t hash, size_t offset,
                           std::string_view patch, KeyEvent event);
+  // The bit commands' edit (Redis's lookupStringForBitCommand): makes the string `entry` raw and
+  // at least `size` bytes long, zero padded, so that the caller can then change its bytes in
+  // place (entry->mutable_value()). Counts and announces nothing: the command announces what it
+  // changed with KeyChanged. Returns the entry, which may have moved, or nullptr when memory is
+  // refused (then nothing changed). REQUIRES: size <= UINT32_MAX.
+  Entry* GrowString(int db, Entry* entry, uint64_t hash, size_t size);
   // Gives the live key `*entry` the absolute expiry `expire_at_ms` (any int64, never "no
   // expiry"): when ExpiryIsPast it deletes the key instead (announced as "del"; Redis
   // propagates that as DEL), else announces "expire". `*entry` follows the entry (adding an

@@ -57,6 +57,8 @@ inline constexpr KeyEvent kAppend{kNotifyString, "append"};
 inline constexpr KeyEvent kSetrange{kNotifyString, "setrange"};
 inline constexpr KeyEvent kIncrby{kNotifyString, "incrby"};
 inline constexpr KeyEvent kIncrbyfloat{kNotifyString, "incrbyfloat"};
+inline constexpr KeyEvent kSetbit{kNotifyString, "setbit"};  // SETBIT, BITFIELD
+inline constexpr KeyEvent kPfadd{kNotifyString, "pfadd"};
 inline constexpr KeyEvent kDel{kNotifyGeneric, "del"};
 inline constexpr KeyEvent kExpire{kNotifyGeneric, "expire"};
 inline constexpr KeyEvent kPersist{kNotifyGeneric, "persist"};

@@ -414,7 +414,14 @@ std::string ParseCommandDef(const CommandDef& def, CommandSpec* spec) {
   if (!parser.ParseList(&spec->args, false, &error)) return "args: " + error;
   start = 0;
   while (start < def.history.size()) {
+    // An entry ends at a '|' that a version follows: a '|' inside the text ("the `BYTE|BIT`
+    // option") stays in it.
     size_t end = def.history.find('|', start);
+    while (end != std::string_view::npos &&
+           (end + 1 >= def.history.size() || def.history[end + 1] < '0' ||
+            def.history[end + 1] > '9')) {
+      end = def.history.find('|', end + 1);
+    }
     if (end == std::string_view::npos) end = def.history.size();
     std::string_view entry = Trim(def.history.substr(start, end - start));
     const size_t space = entry.find(' ');

@@ -70,6 +70,8 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(SetCommands());
   Add(HashCommands());
   Add(ZsetCommands());
+  Add(BitCommands());
+  Add(HllCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

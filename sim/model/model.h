@@ -296,6 +296,8 @@ std::span<const Command> ListCommands();        // model_list.cc
 std::span<const Command> SetCommands();         // model_set.cc
 std::span<const Command> HashCommands();        // model_hash.cc
 std::span<const Command> ZsetCommands();        // model_zset.cc
+std::span<const Command> BitCommands();         // model_bits.cc
+std::span<const Command> HllCommands();         // model_hll.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // A live value that is not a string: string commands that read it answer WRONGTYPE.

@@ -436,4 +436,37 @@ MUTATIONS = [
         "find": "      const double value = Weighted(source.weight, score);\n",
         "replace": "      const double value = score;\n",
     },
+    # The bit and HyperLogLog families (engine/db/types/bitmap.cc, hyperloglog.cc).
+    {
+        "name": "bitcount-range-counts-the-last-byte-whole",
+        "why": "BITCOUNT with a BIT range counts every bit of its last byte, past the range's end",
+        "file": "engine/db/types/bitmap.cc",
+        "find": "  const unsigned after_mask = (1u << (7 - (last_bit & 7))) - 1;\n",
+        "replace": "  const unsigned after_mask = 0;\n",
+    },
+    {
+        "name": "bitfield-sat-saturates-signed-overflow-to-min",
+        "why": "BITFIELD OVERFLOW SAT stores the field's minimum when a signed value overflows "
+               "upwards (it should be the maximum)",
+        "file": "engine/db/types/bitmap.cc",
+        "find": "  if (sum > max) {\n    return {overflow == Overflow::kSat ? "
+                "static_cast<uint64_t>(static_cast<int64_t>(max)) : wrapped,",
+        "replace": "  if (sum > max) {\n    return {overflow == Overflow::kSat ? "
+                   "static_cast<uint64_t>(static_cast<int64_t>(min)) : wrapped,",
+    },
+    {
+        "name": "hll-dense-register-takes-any-value",
+        "why": "a dense HyperLogLog register is overwritten by a smaller value (the register "
+               "must keep its maximum): counts drop and PFADD reports changes that are not",
+        "file": "engine/db/types/hyperloglog.cc",
+        "find": "  if (GetDense(registers, index) >= count) return SetResult::kUnchanged;\n",
+        "replace": "  if (GetDense(registers, index) == count) return SetResult::kUnchanged;\n",
+    },
+    {
+        "name": "hll-sparse-register-takes-any-value",
+        "why": "a sparse HyperLogLog's value run is split for a smaller value than it holds",
+        "file": "engine/db/types/hyperloglog.cc",
+        "find": "  if (is_value && ValueOf(p) >= count) return SetResult::kUnchanged;\n",
+        "replace": "  if (is_value && ValueOf(p) == count) return SetResult::kUnchanged;\n",
+    },
 ]

@@ -12,6 +12,7 @@ constexpr Family kFamilies[] = {
     {"multi", GenerateMulti},     {"list", GenerateList},     {"set", GenerateSetFamily},
     {"hash", GenerateHashFamily},
     {"zset", GenerateZsetFamily},
+    {"bits", GenerateBits},
 };
 
 }  // namespace

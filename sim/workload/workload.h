@@ -70,5 +70,6 @@ void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* arg
 void GenerateSetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateHashFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateZsetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateBits(Rng& rng, const KeySpace& space, std::vector<std::string>* args);  // + PF*
 
 }  // namespace keel::workload
