@@ -58,6 +58,9 @@ def _hash_profile_cells(requests, random_keys, reps):
         for test in HASH_TESTS:
             for keys in (None, random_keys):
                 cells.append(_profile_cell(test, pipeline, 3, keys, requests, reps))
+    return cells
+
+
 # Sorted sets (issue 14): ZADD, ZRANGE 0 99 and ZINCRBY on one key "myzset". ZADD is
 # redis-benchmark's own test (member "element:__rand_int__", score __rand_int__ under -r);
 # ZINCRBY and ZRANGE are sent as given commands. ZADD and ZINCRBY run with -r, so the set grows

@@ -22,17 +22,9 @@
 namespace keel {
 
 ZsetValue::Limits ZsetLimits(const CommandContext& context) {
-  // zset-max-listpack-entries and -value have no typed ConfigValues field yet (adding one
-  // rebuilds every file that includes the engine); their canonical texts are read instead, from
-  // parameters found once in the constant table.
-  static const ConfigParam* const entries_param = Config::Find("zset-max-listpack-entries");
-  static const ConfigParam* const value_param = Config::Find("zset-max-listpack-value");
-  const Config& config = context.server().config();
-  int64_t entries = 128;
-  int64_t value = 64;
-  (void)ParseStrictInt64(config.Get(*entries_param), &entries);
-  (void)ParseStrictInt64(config.Get(*value_param), &value);
-  return {static_cast<size_t>(entries), static_cast<size_t>(value)};
+  const ConfigValues& config = context.config();
+  return {static_cast<size_t>(config.zset_max_listpack_entries),
+          static_cast<size_t>(config.zset_max_listpack_value)};
 }
 
 bool LookupZset(CommandContext& context, std::string_view key, const ZsetValue** zset) {

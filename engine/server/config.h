@@ -86,6 +86,9 @@ struct ConfigValues {
   // A hash stays a listpack up to this many fields, none longer than the value limit in bytes.
   int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;
+  // A sorted set stays a listpack up to this many members, none longer than the value limit.
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
   // A sparse HyperLogLog that would grow past this many bytes becomes dense.
   int64_t hll_sparse_max_bytes = 3000;
 };

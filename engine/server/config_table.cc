@@ -805,8 +805,10 @@ constexpr ConfigParam kTable[] = {
         .Alias("list-max-ziplist-size"),
     Int("list-compress-depth", 0, "0", 0, kIntMax, &CV::list_compress_depth),
     Int("set-max-intset-entries", 0, "512", 0, kLongMax, &CV::set_max_intset_entries),
-    Int("zset-max-listpack-entries", 0, "128", 0, kLongMax).Alias("zset-max-ziplist-entries"),
-    Memory("zset-max-listpack-value", 0, "64", 0, kLongMax).Alias("zset-max-ziplist-value"),
+    Int("zset-max-listpack-entries", 0, "128", 0, kLongMax, &CV::zset_max_listpack_entries)
+        .Alias("zset-max-ziplist-entries"),
+    Memory("zset-max-listpack-value", 0, "64", 0, kLongMax, &CV::zset_max_listpack_value)
+        .Alias("zset-max-ziplist-value"),
     Memory("hll-sparse-max-bytes", 0, "3000", 0, kLongMax, &CV::hll_sparse_max_bytes),
     Memory("stream-node-max-bytes", 0, "4096", 0, kLongMax),
     Int("stream-node-max-entries", 0, "100", 0, kLongMax),

@@ -61,6 +61,10 @@ bool PairsOf(const RespValue& actual, uint8_t shape,
   for (size_t i = 0; i < items->elements.size(); i += 2) {
     if (!IsBulk(items->elements[i]) || !IsBulk(items->elements[i + 1])) return false;
     pairs->emplace_back(items->elements[i].text, items->elements[i + 1].text);
+  }
+  return true;
+}
+
 // kScoredPairs: the reply's (member, score) pairs, each allowed, with its allowed score text.
 bool ScoredPairsMatch(const Expected& expected, const RespValue& actual) {
   const bool scan = (expected.max & kScoredScanPage) != 0;
@@ -198,7 +202,7 @@ std::string Expected::ToString() const {
       return Int64ToString(min) + (max == 1 ? " distinct" : "") + " draws from " + Listed(strings);
     case Kind::kScoredPairs:
       return ((max & kScoredScanPage) ? std::string("a ZSCAN page of pairs from ")
-                                     : Int64ToString(min) + " pair draws from ") +
+                                      : Int64ToString(min) + " pair draws from ") +
              Listed(strings);
     case Kind::kOneOf: {
       std::string text;

@@ -67,7 +67,7 @@ struct Value {
   // ValueType::kHash: field and value in insertion order (a listpack's order; a hashtable's
   // order is the engine's table, which the model does not predict).
   std::vector<std::pair<std::string, std::string>> hash;
-  std::map<std::string, double> zset;      // ValueType::kZSet: member -> score
+  std::map<std::string, double> zset;  // ValueType::kZSet: member -> score
   int64_t expire_at_ms = kNoExpiry;
   Encoding encoding = Encoding::kEmbstr;
   // One of Redis's shared integers 0..9999 (OBJECT REFCOUNT 2147483647), which SET and the
