@@ -94,6 +94,6 @@ void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
 void RegisterDiagnosticCommands(Registry& registry);     // TIME, MONITOR, SLOWLOG, LATENCY
 void RegisterDebugCommands(Registry& registry);          // DEBUG
 void RegisterMultiCommands(Registry& registry);          // MULTI, EXEC, DISCARD, WATCH, UNWATCH
-void RegisterPubsubCommands(Registry& registry);  // SUBSCRIBE, PUBLISH, PUBSUB, ...
+void RegisterPubsubCommands(Registry& registry);         // SUBSCRIBE, PUBLISH, PUBSUB, ...
 
 }  // namespace keel
