@@ -15,6 +15,14 @@
 namespace keel {
 namespace {
 
+// Names `client` in `wakeups` once, for the Server to write out what it was given outside its
+// own commands (MONITOR lines, messages, a served BLPOP).
+void QueueWakeup(Client& client, std::vector<uint64_t>* wakeups) {
+  if (client.flags & kClientWakeupQueued) return;
+  client.flags |= kClientWakeupQueued;
+  wakeups->push_back(client.id());
+}
+
 // printf's "%.Ns" on a C string: at most `bytes_max` bytes, stopping at a NUL.
 std::string_view CString(std::string_view text, size_t bytes_max) {
   const size_t nul = text.find('\0');
@@ -639,12 +647,8 @@ void Engine::RecordDuration(Client& client, const CommandSpec& spec,
 // --- Pub/sub ----------------------------------------------------------------------------------
 
 size_t Engine::Publish(std::string_view channel, std::string_view message, bool shard) {
-  return pubsub_.Publish(channel, message, shard, [this](Client& receiver) {
-    if (!(receiver.flags & kClientWakeupQueued)) {
-      receiver.flags |= kClientWakeupQueued;
-      output_wakeups_.push_back(receiver.id());
-    }
-  });
+  return pubsub_.Publish(channel, message, shard,
+                         [this](Client& receiver) { QueueWakeup(receiver, &output_wakeups_); });
 }
 
 void Engine::Notifier::KeyEventFired(int db_index, uint32_t /*type_class*/, std::string_view event,
@@ -743,10 +747,7 @@ void Engine::EndWait(Client& client) {
   client.flags &= ~kClientBlocked;
   EndReplySkip(client);
   client.reply().set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
-  if (!(client.flags & kClientWakeupQueued)) {
-    client.flags |= kClientWakeupQueued;
-    output_wakeups_.push_back(client.id());
-  }
+  QueueWakeup(client, &output_wakeups_);
   unblocked_.push_back(client.id());
 }
 
@@ -818,10 +819,7 @@ void Engine::FeedMonitors(const Client& client, std::span<const std::string_view
       continue;
     }
     monitor->reply().Raw(line);
-    if (!(monitor->flags & kClientWakeupQueued)) {
-      monitor->flags |= kClientWakeupQueued;
-      output_wakeups_.push_back(monitor->id());
-    }
+    QueueWakeup(*monitor, &output_wakeups_);
   }
 }
 
