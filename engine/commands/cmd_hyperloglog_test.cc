@@ -32,7 +32,11 @@ std::vector<CorpusEntry> ReadCorpus() {
     CorpusEntry entry;
     fields >> entry.name >> entry.count >> entry.encoding;
     std::ifstream dump(dir + entry.name + ".dump", std::ios::binary);
-    entry.payload.assign(std::istreambuf_iterator<char>(dump), {});
+    // Read through a string stream: GCC 12 at -O3 warns (null-dereference)
+    // inside istreambuf_iterator, and warnings are errors.
+    std::ostringstream bytes;
+    bytes << dump.rdbuf();
+    entry.payload = bytes.str();
     entries.push_back(entry);
   }
   return entries;

@@ -775,7 +775,9 @@ struct Source {
     if (value->type == ValueType::kSet) {
       for (const std::string& member : value->set) pairs.emplace_back(member, 1.0);
     } else {
-      pairs.assign(value->zset.begin(), value->zset.end());
+      // A loop, not assign(begin, end): GCC 12 at -O3 warns (null-dereference)
+      // inside the range copy.
+      for (const auto& [member, score] : value->zset) pairs.emplace_back(member, score);
     }
     return pairs;
   }

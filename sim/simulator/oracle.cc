@@ -343,7 +343,10 @@ void Oracle::KeyEventFired(int db_index, uint32_t /*type_class*/, std::string_vi
     Fail(where + ", a key without a TTL");
     return;
   }
-  table.erase(it);
+  // An eviction is a change to a watched key (Redis's evict.c signals it; the engine touches the
+  // key just before it goes).
+  model_.TouchKey(db_index, key, static_cast<int64_t>(env_.clock().WallUs() / 1000));
+  table.erase(table.find(key));
   // Evictions run before the command they make room for (Redis's processCommand): its OOM
   // refusal depends on what is used after them. (The engine stops after 64 * (tenacity + 1)
   // evictions per command and then lets the command run; a run's few dozen keys never reach

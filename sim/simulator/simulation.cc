@@ -455,6 +455,11 @@ void Simulation::Drain() {
   faults_on_ = false;
   env_.set_timer_late_us_max(0);
   env_.sim_memory().set_refusal(0, 0);
+  // Reads and writes of a byte or a few stop too: at one byte per loop iteration, a command of
+  // some kilobytes (PFADD of a thousand elements) would take longer than the drain allows, which
+  // says nothing about the server.
+  env_.sim_network().set_read_bytes_max(0);
+  env_.sim_network().set_write_bytes_max(0);
   for (SimulatedClient& client : clients_) {
     client.slow = false;
     if (client.conn != 0) env_.sim_network().SetClientBufferBytesMax(client.conn, 0);

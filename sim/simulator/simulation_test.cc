@@ -247,6 +247,31 @@ TEST_F(OracleTest, AnExpiredKeyTheEngineStillHoldsComesBackWithTheClock) {
   EXPECT_EQ(oracle_.failure(), "");
 }
 
+// Regression seeds 1253 and 376: an eviction is a write to a watched key (Redis's evict.c
+// signals it), so the model must break the WATCH as the engine does.
+TEST(OracleEvictionTest, AnEvictedKeyBreaksTheWatchOnIt) {
+  SimEnv env(1);
+  Trace trace;
+  Engine engine(env, Config());
+  Oracle oracle(engine, env, trace, 1, "allkeys-lru");
+  constexpr SimClientId kConn = 7;
+  Client* client = engine.NewClient(kConn, nullptr);
+  oracle.Open(kConn, client->id());
+  engine.set_command_observer(&oracle);
+  for (std::initializer_list<std::string_view> args :
+       {std::initializer_list<std::string_view>{"SET", "k", "v"}, {"WATCH", "k"}}) {
+    oracle.Sent(kConn, std::vector<std::string>(args.begin(), args.end()));
+    engine.RunCommand(*client, args);
+  }
+  engine.set_command_observer(nullptr);
+  ASSERT_FALSE(oracle.model().WatchBroken(client->id(), 0));
+  oracle.BeforeKeyChange(engine.database(0), "k", engine.keyspace().Hash(0, "k"));
+  oracle.KeyEventFired(0, 0, "evicted", "k");
+  EXPECT_EQ(oracle.failure(), "");
+  EXPECT_EQ(oracle.model().db(0).count("k"), 0u);
+  EXPECT_TRUE(oracle.model().WatchBroken(client->id(), 0));
+}
+
 TEST_F(OracleTest, AKeyspaceThatDriftsFromTheModelIsFound) {
   oracle_.Sent(kConn, {"SET", "k", "v"});
   Run({"SET", "k", "v"});
