@@ -195,16 +195,19 @@ def run(options, redis, keel):
     counts = collections.Counter()
     errors = collections.Counter()
     protos = collections.Counter()
+    seconds = collections.Counter()  # wall time per command name: what makes the run long
     last_progress = time.monotonic()
     for index in range(options.ops):
         side = sides[rng.randrange(len(sides))]
         _, entry_name, function = rng.choices(entries, weights)[0]
+        command_started = time.monotonic()
         args = function(gen)
         for connection, client_id in zip(side.pair, side.ids):
             connection.send(run_diff.substitute(args, client_id))
         replies = [connection.receive() for connection in side.pair]
         (redis_form, note), (keel_form, _) = (run_diff.compare_form(args, *r) for r in replies)
         counts[entry_name] += 1
+        seconds[entry_name] += time.monotonic() - command_started
         protos[side.proto] += 1
         if redis_form != keel_form:
             return 1, [report_difference(options, index, side, args, redis_form, keel_form, note)]
@@ -228,8 +231,10 @@ def run(options, redis, keel):
         connection.close()
     by_command = ", ".join("%s %d (%d errors)" % (name, counts[name], errors[name])
                            for name in sorted(counts))
+    slowest = ", ".join("%s %.1f s" % (name, spent) for name, spent in seconds.most_common(8))
     return 0, ["%d commands compared (RESP2 %d, RESP3 %d), 0 differences; seed %d" % (
-        options.ops, protos[2], protos[3], options.seed), "by command: " + by_command]
+        options.ops, protos[2], protos[3], options.seed), "by command: " + by_command,
+        "most time: " + slowest]
 
 
 DEFAULT_CONNECTIONS = 3
