@@ -169,19 +169,30 @@ void StoreEmptyResult(CommandContext& context, std::string_view destination) {
 }
 
 size_t PopAndReply(CommandContext& context, std::string_view key, size_t count, bool max,
-                   bool nested, bool emit_key) {
+                   PopReply form) {
   const int db = context.db_index();
   const uint64_t hash = context.keyspace.Hash(db, key);
   Entry* entry = context.keyspace.LookupWrite(db, key, hash);
   KEEL_ASSERT(entry != nullptr && entry->type() == ValueType::kZSet);
   ZsetValue& zset = MutableZsetOf(*entry);
   const size_t popped = std::min(count, zset.size());
-  if (emit_key) {
-    context.reply.ArrayHeader(2);
-    context.reply.Bulk(key);
-    context.reply.ArrayHeader(popped);
-  } else {
-    context.reply.ArrayHeader(nested ? popped : popped * 2);
+  const bool nested = form == PopReply::kNested || form == PopReply::kNestedWithKey;
+  switch (form) {
+    case PopReply::kFlat:
+      context.reply.ArrayHeader(popped * 2);
+      break;
+    case PopReply::kNested:
+      context.reply.ArrayHeader(popped);
+      break;
+    case PopReply::kFlatWithKey:
+      context.reply.ArrayHeader(popped * 2 + 1);
+      context.reply.Bulk(key);
+      break;
+    case PopReply::kNestedWithKey:
+      context.reply.ArrayHeader(2);
+      context.reply.Bulk(key);
+      context.reply.ArrayHeader(popped);
+      break;
   }
   std::string member;
   for (size_t i = 0; i < popped; i++) {
@@ -497,47 +508,59 @@ void PopMinMax(CommandContext& context, bool max) {
   }
   // RESP3 with a COUNT answers nested pairs; otherwise a flat array.
   const bool nested = context.reply.resp() > 2 && count != -1;
-  PopAndReply(context, key, count == -1 ? 1 : static_cast<size_t>(count), max, nested, false);
+  PopAndReply(context, key, count == -1 ? 1 : static_cast<size_t>(count), max,
+              nested ? PopReply::kNested : PopReply::kFlat);
 }
 
 void CmdZpopmin(CommandContext& context) { PopMinMax(context, false); }
 void CmdZpopmax(CommandContext& context) { PopMinMax(context, true); }
 
-// ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: pops from the first non-empty key, and
-// propagates as ZPOPMIN/ZPOPMAX key <members popped>.
-void CmdZmpop(CommandContext& context) {
+}  // namespace
+
+bool ParseZmpopArgs(CommandContext& context, size_t numkeys_index, ZmpopArgs* parsed) {
   int64_t key_count = 0;
-  if (!ParseStrictInt64(context.arg(1), &key_count) || key_count < 1) {
+  if (!ParseStrictInt64(context.arg(numkeys_index), &key_count) || key_count < 1) {
     context.reply.Error("ERR numkeys should be greater than 0");
-    return;
+    return false;
   }
-  if (key_count > static_cast<int64_t>(context.argc()) - 3) {
+  if (key_count > static_cast<int64_t>(context.argc() - numkeys_index) - 2) {
     context.reply.Error(errors::kSyntax);
-    return;
+    return false;
   }
-  const size_t where_at = 2 + static_cast<size_t>(key_count);
-  bool max = false;
-  if (OptionIs(context.arg(where_at), "max")) {
-    max = true;
-  } else if (!OptionIs(context.arg(where_at), "min")) {
+  parsed->first_key = numkeys_index + 1;
+  parsed->end_key = parsed->first_key + static_cast<size_t>(key_count);
+  const std::string_view where = context.arg(parsed->end_key);
+  if (OptionIs(where, "max")) {
+    parsed->max = true;
+  } else if (!OptionIs(where, "min")) {
     context.reply.Error(errors::kSyntax);
-    return;
+    return false;
   }
   int64_t count = -1;
-  for (size_t i = where_at + 1; i < context.argc(); i++) {
+  for (size_t i = parsed->end_key + 1; i < context.argc(); i++) {
     if (count == -1 && OptionIs(context.arg(i), "count") && i + 1 < context.argc()) {
       i++;
       if (!ParseStrictInt64(context.arg(i), &count) || count < 1) {
         context.reply.Error("ERR count should be greater than 0");
-        return;
+        return false;
       }
     } else {
       context.reply.Error(errors::kSyntax);
-      return;
+      return false;
     }
   }
-  if (count == -1) count = 1;
-  for (size_t i = 2; i < where_at; i++) {
+  parsed->count = count == -1 ? 1 : static_cast<size_t>(count);
+  return true;
+}
+
+namespace {
+
+// ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: pops from the first non-empty key, and
+// propagates as ZPOPMIN/ZPOPMAX key <members popped>.
+void CmdZmpop(CommandContext& context) {
+  ZmpopArgs parsed;
+  if (!ParseZmpopArgs(context, 1, &parsed)) return;
+  for (size_t i = parsed.first_key; i < parsed.end_key; i++) {
     const std::string_view key = context.arg(i);
     const Entry* entry = context.keyspace.LookupWrite(context.db_index(), key);
     if (entry == nullptr) continue;
@@ -545,10 +568,11 @@ void CmdZmpop(CommandContext& context) {
       context.reply.Error(errors::kWrongType);
       return;
     }
-    const size_t popped = PopAndReply(context, key, static_cast<size_t>(count), max, true, true);
+    const size_t popped =
+        PopAndReply(context, key, parsed.count, parsed.max, PopReply::kNestedWithKey);
     // Replayed as the pop of what it took (Redis rewrites with the popped count).
     char text[kInt64TextMax];
-    context.PropagateAs({max ? "ZPOPMAX" : "ZPOPMIN", key,
+    context.PropagateAs({parsed.max ? "ZPOPMAX" : "ZPOPMIN", key,
                          std::string_view(text, FormatInt64(static_cast<int64_t>(popped), text))});
     return;
   }
@@ -891,6 +915,7 @@ void RegisterZsetCommands(Registry& registry) {
   registry.Add(kZsetCommands);
   RegisterZsetRangeCommands(registry);
   RegisterZsetAlgebraCommands(registry);
+  RegisterZsetBlockingCommands(registry);
 }
 
 }  // namespace keel

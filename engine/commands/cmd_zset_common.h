@@ -114,17 +114,37 @@ bool StoreZset(CommandContext& context, std::string_view key, ZsetValue* zset, K
 // A STORE form whose result is empty: the destination is deleted ("del") and 0 replied.
 void StoreEmptyResult(CommandContext& context, std::string_view destination);
 
+// How the pop core replies (genericZpopCommand's use_nested_array and emitkey).
+enum class PopReply {
+  kFlat,           // ZPOPMIN/ZPOPMAX: member, score, member, score ...
+  kNested,         // ZPOPMIN/ZPOPMAX with COUNT in RESP3: [member, score] ...
+  kFlatWithKey,    // BZPOPMIN/BZPOPMAX: key, member, score
+  kNestedWithKey,  // ZMPOP/BZMPOP: [key, [[member, score] ...]]
+};
+
 // The pop core (genericZpopCommand): pops up to `count` (>= 1) members of the sorted set at
-// `key` (which must exist and be a sorted set) from the lowest (`max` false) or the highest end.
-// Replies with them as ZPOPMIN (`nested`: each pair an array; `emit_key`: [key, [pairs]] as
-// ZMPOP), announces zpopmin/zpopmax (and del when emptied) and returns how many it popped.
+// `key` (which must exist and be a sorted set) from the lowest (`max` false) or the highest end,
+// replies with them as `form` says, announces zpopmin/zpopmax (and del when emptied) and returns
+// how many it popped.
 size_t PopAndReply(CommandContext& context, std::string_view key, size_t count, bool max,
-                   bool nested, bool emit_key);
+                   PopReply form);
+
+// ZMPOP's and BZMPOP's arguments after the timeout: numkeys key [key ...] MIN|MAX [COUNT n].
+struct ZmpopArgs {
+  size_t first_key = 0;
+  size_t end_key = 0;
+  bool max = false;
+  size_t count = 1;
+};
+// Parses them from `numkeys_index` on, as zmpopGenericCommand (numkeys, then the side, then the
+// options); replies with the error and returns false when they do not parse.
+bool ParseZmpopArgs(CommandContext& context, size_t numkeys_index, ZmpopArgs* parsed);
 
 // The family's registration (Registry::AddBuiltins), declared here rather than in context.h so
 // that adding the family recompiled only what uses it.
 void RegisterZsetCommands(Registry& registry);
-void RegisterZsetRangeCommands(Registry& registry);    // ZRANGE family, ZCOUNT, ZREMRANGEBY*
-void RegisterZsetAlgebraCommands(Registry& registry);  // ZINTER*, ZUNION*, ZDIFF*
+void RegisterZsetRangeCommands(Registry& registry);     // ZRANGE family, ZCOUNT, ZREMRANGEBY*
+void RegisterZsetAlgebraCommands(Registry& registry);   // ZINTER*, ZUNION*, ZDIFF*
+void RegisterZsetBlockingCommands(Registry& registry);  // BZPOPMIN, BZPOPMAX, BZMPOP
 
 }  // namespace keel

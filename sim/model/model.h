@@ -312,6 +312,9 @@ bool ParseInt64(std::string_view text, int64_t* value);
 // strtold, no leading space or NUL byte, neither NaN nor an overflow (model_counters.cc).
 bool ParseLongDouble(const std::string& text, long double* value);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+// A blocking command's timeout as Redis's getTimeoutFromObjectOrReply takes it, in seconds;
+// false with the error in `*error` (model_list.cc).
+bool ParseBlockTimeout(const std::string& text, Expected* error);
 // An option word as Redis compares it (strcasecmp): the argument up to its first NUL byte.
 bool OptionIs(std::string_view arg, std::string_view option);
 std::string WrongArity(std::string_view full_name);

@@ -399,27 +399,11 @@ Expected Lmpop(Call& call) {
 // null array, or BLMOVE's null). A blocked command runs again when a key may serve it, and then
 // takes from that key only (Context::serving_key).
 
-// Redis's getTimeoutFromObjectOrReply in seconds; false with the error in `*error`.
-bool ParseTimeout(const std::string& text, Expected* error) {
-  long double seconds = 0;
-  if (!ParseLongDouble(text, &seconds)) {
-    *error = Error("ERR timeout is not a float or out of range");
-    return false;
-  }
-  const long double ms = std::ceil(seconds * 1000.0L);
-  // Beyond int64 the conversion gives INT64_MIN: negative.
-  if (!(ms >= -9223372036854775808.0L && ms < 9223372036854775808.0L) || ms < 0) {
-    *error = Error("ERR timeout is negative");
-    return false;
-  }
-  return true;
-}
-
 // BLPOP/BRPOP (`count` 0: the reply is [key, element]) and BLMPOP.
 Expected BlockingPop(Call& call, size_t first, size_t end, bool head, int64_t count,
                      const std::string& timeout) {
   Expected error;
-  if (!ParseTimeout(timeout, &error)) return error;
+  if (!ParseBlockTimeout(timeout, &error)) return error;
   const std::string& serving = call.context.serving_key;
   for (size_t i = first; i < end; i++) {
     const std::string& key = call.args[i];
@@ -457,7 +441,7 @@ Expected Blmpop(Call& call) {
 
 Expected BlockingMove(Call& call, bool from_head, bool to_head, const std::string& timeout) {
   Expected error;
-  if (!ParseTimeout(timeout, &error)) return error;
+  if (!ParseBlockTimeout(timeout, &error)) return error;
   bool wrong_type = false;
   Value* source = FindList(call, call.args[1], &wrong_type);
   if (wrong_type) return Error(kWrongType);
@@ -504,6 +488,21 @@ constexpr Command kCommands[] = {
 };
 
 }  // namespace
+
+bool ParseBlockTimeout(const std::string& text, Expected* error) {
+  long double seconds = 0;
+  if (!ParseLongDouble(text, &seconds)) {
+    *error = Error("ERR timeout is not a float or out of range");
+    return false;
+  }
+  const long double ms = std::ceil(seconds * 1000.0L);
+  // Beyond int64 the conversion gives INT64_MIN: negative.
+  if (!(ms >= -9223372036854775808.0L && ms < 9223372036854775808.0L) || ms < 0) {
+    *error = Error("ERR timeout is negative");
+    return false;
+  }
+  return true;
+}
 
 std::span<const Command> ListCommands() { return kCommands; }
 

@@ -613,6 +613,10 @@ Expected Pop(Call& call, const std::string& key, Value& zset, int64_t count, boo
     }
   }
   if (!emit_key) return Array(std::move(elements));
+  if (!nested) {  // BZPOPMIN/BZPOPMAX: key, member, score
+    elements.insert(elements.begin(), RespValue::Bulk(key));
+    return Array(std::move(elements));
+  }
   return Array({RespValue::Bulk(key), RespValue::Array(std::move(elements))});
 }
 
@@ -633,38 +637,94 @@ Expected PopMinMax(Call& call, bool max) {
 Expected Zpopmin(Call& call) { return PopMinMax(call, false); }
 Expected Zpopmax(Call& call) { return PopMinMax(call, true); }
 
-Expected Zmpop(Call& call) {
+// ZMPOP's and BZMPOP's arguments from numkeys on; false with the error.
+bool ParseZmpop(const Call& call, size_t numkeys_at, size_t* first, size_t* end, bool* max,
+                int64_t* count, Expected* error) {
   int64_t keys = 0;
-  if (!ParseInt64(call.args[1], &keys) || keys < 1) {
-    return Error("ERR numkeys should be greater than 0");
+  if (!ParseInt64(call.args[numkeys_at], &keys) || keys < 1) {
+    *error = Error("ERR numkeys should be greater than 0");
+    return false;
   }
-  if (keys > static_cast<int64_t>(call.args.size()) - 3) return Error(kSyntaxError);
-  const size_t where = 2 + static_cast<size_t>(keys);
-  bool max = false;
-  if (OptionIs(call.args[where], "max")) {
-    max = true;
-  } else if (!OptionIs(call.args[where], "min")) {
-    return Error(kSyntaxError);
+  if (keys > static_cast<int64_t>(call.args.size() - numkeys_at) - 2) {
+    *error = Error(kSyntaxError);
+    return false;
   }
-  int64_t count = -1;
-  for (size_t i = where + 1; i < call.args.size(); i++) {
-    if (count == -1 && OptionIs(call.args[i], "count") && i + 1 < call.args.size()) {
+  *first = numkeys_at + 1;
+  *end = *first + static_cast<size_t>(keys);
+  *max = false;
+  if (OptionIs(call.args[*end], "max")) {
+    *max = true;
+  } else if (!OptionIs(call.args[*end], "min")) {
+    *error = Error(kSyntaxError);
+    return false;
+  }
+  *count = -1;
+  for (size_t i = *end + 1; i < call.args.size(); i++) {
+    if (*count == -1 && OptionIs(call.args[i], "count") && i + 1 < call.args.size()) {
       i++;
-      if (!ParseInt64(call.args[i], &count) || count < 1) {
-        return Error("ERR count should be greater than 0");
+      if (!ParseInt64(call.args[i], count) || *count < 1) {
+        *error = Error("ERR count should be greater than 0");
+        return false;
       }
     } else {
-      return Error(kSyntaxError);
+      *error = Error(kSyntaxError);
+      return false;
     }
   }
-  if (count == -1) count = 1;
-  for (size_t i = 2; i < where; i++) {
+  if (*count == -1) *count = 1;
+  return true;
+}
+
+Expected Zmpop(Call& call) {
+  size_t first = 0;
+  size_t end = 0;
+  bool max = false;
+  int64_t count = 0;
+  Expected error;
+  if (!ParseZmpop(call, 1, &first, &end, &max, &count, &error)) return error;
+  for (size_t i = first; i < end; i++) {
     Value* zset = call.Lookup(call.args[i]);
     if (zset == nullptr) continue;
     if (zset->type != ValueType::kZSet) return Error(kWrongType);
     return Pop(call, call.args[i], *zset, count, max, true, true);
   }
   return NullArray(call.session.resp);
+}
+
+// --- The blocking forms: each pops at once when it can, else blocks (inside EXEC it answers as
+// a timeout, a null array). A blocked command runs again when a key may serve it, and then pops
+// from that key only (Context::serving_key). `count` 0 is BZPOPMIN/BZPOPMAX's single pop.
+Expected BlockingPop(Call& call, size_t first, size_t end, bool max, int64_t count) {
+  const std::string& serving = call.context.serving_key;
+  for (size_t i = first; i < end; i++) {
+    const std::string& key = call.args[i];
+    if (!serving.empty() && key != serving) continue;
+    Value* zset = call.Lookup(key);
+    if (zset == nullptr) continue;
+    if (zset->type != ValueType::kZSet) return Error(kWrongType);
+    return Pop(call, key, *zset, count == 0 ? 1 : count, max, count != 0, true);
+  }
+  return call.context.may_block ? Blocks() : NullArray(call.session.resp);
+}
+
+Expected BzpopMinMax(Call& call, bool max) {
+  Expected error;
+  if (!ParseBlockTimeout(call.args.back(), &error)) return error;
+  return BlockingPop(call, 1, call.args.size() - 1, max, 0);
+}
+
+Expected Bzpopmin(Call& call) { return BzpopMinMax(call, false); }
+Expected Bzpopmax(Call& call) { return BzpopMinMax(call, true); }
+
+Expected Bzmpop(Call& call) {
+  size_t first = 0;
+  size_t end = 0;
+  bool max = false;
+  int64_t count = 0;
+  Expected error;
+  if (!ParseZmpop(call, 2, &first, &end, &max, &count, &error)) return error;
+  if (!ParseBlockTimeout(call.args[1], &error)) return error;
+  return BlockingPop(call, first, end, max, count);
 }
 
 // --- ZRANDMEMBER, ZSCAN -----------------------------------------------------------------------
@@ -936,6 +996,9 @@ constexpr Command kCommands[] = {
     {"zpopmin", 0, Zpopmin},
     {"zpopmax", 0, Zpopmax},
     {"zmpop", 0, Zmpop},
+    {"bzpopmin", 0, Bzpopmin},
+    {"bzpopmax", 0, Bzpopmax},
+    {"bzmpop", 0, Bzmpop},
     {"zrandmember", 0, Zrandmember},
     {"zscan", 0, Zscan},
     {"zinter", 0, Zinter},

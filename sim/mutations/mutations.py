@@ -469,4 +469,26 @@ MUTATIONS = [
         "find": "  if (is_value && ValueOf(p) >= count) return SetResult::kUnchanged;\n",
         "replace": "  if (is_value && ValueOf(p) == count) return SetResult::kUnchanged;\n",
     },
+    {
+        "name": "bzpopmin-pops-the-highest",
+        "why": "BZPOPMIN and BZPOPMAX pop from the wrong end of the sorted set",
+        "file": "engine/commands/cmd_zset_block.cc",
+        "find": "      PopAndReply(context, key, 1, max, PopReply::kFlatWithKey);\n",
+        "replace": "      PopAndReply(context, key, 1, !max, PopReply::kFlatWithKey);\n",
+    },
+    {
+        "name": "bzpop-waits-for-a-list",
+        "why": "a blocked sorted-set pop waits for a list: ZADD never serves it, and it times out "
+               "while the sorted set holds members (a lost wakeup)",
+        "file": "engine/commands/cmd_zset_block.cc",
+        "find": "  context.BlockOn(keys, ValueType::kZSet, timeout_ms);\n",
+        "replace": "  context.BlockOn(keys, ValueType::kList, timeout_ms);\n",
+    },
+    {
+        "name": "bzmpop-count-ignored",
+        "why": "BZMPOP pops one member whatever its COUNT",
+        "file": "engine/commands/cmd_zset_block.cc",
+        "find": "    const size_t popped = PopAndReply(context, key, count, max, PopReply::kNestedWithKey);\n",
+        "replace": "    const size_t popped = PopAndReply(context, key, 1, max, PopReply::kNestedWithKey);\n",
+    },
 ]

@@ -554,9 +554,12 @@ namespace {
 // way when it blocked).
 std::vector<std::string> BlockedKeys(const std::vector<std::string>& args) {
   std::vector<std::string> keys;
-  if (model::EqualsIgnoreCase(args[0], "blpop") || model::EqualsIgnoreCase(args[0], "brpop")) {
+  if (model::EqualsIgnoreCase(args[0], "blpop") || model::EqualsIgnoreCase(args[0], "brpop") ||
+      model::EqualsIgnoreCase(args[0], "bzpopmin") ||
+      model::EqualsIgnoreCase(args[0], "bzpopmax")) {
     keys.assign(args.begin() + 1, args.end() - 1);
-  } else if (model::EqualsIgnoreCase(args[0], "blmpop")) {
+  } else if (model::EqualsIgnoreCase(args[0], "blmpop") ||
+             model::EqualsIgnoreCase(args[0], "bzmpop")) {
     int64_t count = 0;
     if (model::ParseInt64(args[2], &count) && count > 0 &&
         static_cast<uint64_t>(count) + 3 <= args.size()) {
@@ -568,10 +571,18 @@ std::vector<std::string> BlockedKeys(const std::vector<std::string>& args) {
   return keys;
 }
 
+// The type of value that serves a blocked command.
+model::ValueType BlockedType(const std::vector<std::string>& args) {
+  return args[0].size() > 1 && (args[0][1] == 'z' || args[0][1] == 'Z') ? model::ValueType::kZSet
+                                                                        : model::ValueType::kList;
+}
+
 // The timeout a blocked command was sent with, in ms (-1 when unreadable).
 int64_t BlockedTimeoutMs(const std::vector<std::string>& args) {
-  std::string text = args.back();  // BLPOP, BRPOP, BLMOVE, BRPOPLPUSH
-  if (model::EqualsIgnoreCase(args[0], "blmpop")) text = args[1];
+  std::string text = args.back();  // BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX
+  if (model::EqualsIgnoreCase(args[0], "blmpop") || model::EqualsIgnoreCase(args[0], "bzmpop")) {
+    text = args[1];
+  }
   long double seconds = 0;
   if (!model::ParseLongDouble(text, &seconds)) return -1;
   return static_cast<int64_t>(std::ceil(seconds * 1000.0L));
@@ -581,8 +592,10 @@ int64_t BlockedTimeoutMs(const std::vector<std::string>& args) {
 
 void Oracle::CheckServedInOrder(const ConnectionRecord& record, const std::string& key) {
   for (const auto& [id, other] : records_) {
+    // A waiter for another type is not served by this key's value.
     if (&other == &record || !other.blocked || other.block_number > record.block_number ||
-        other.session.db != record.session.db) {
+        other.session.db != record.session.db ||
+        BlockedType(other.blocked_args) != BlockedType(record.blocked_args)) {
       continue;
     }
     // A client on its way out is passed over (it would take an element nobody receives).
@@ -638,11 +651,14 @@ void Oracle::CheckNothingToServe(const ConnectionRecord& record) {
   const model::KeyTable& db = model_.db(record.session.db);
   for (const std::string& key : keys) {
     auto it = db.find(key);
-    if (it == db.end() || it->second.type != model::ValueType::kList) continue;
-    if (model::Model::IsExpired(it->second, now_ms) || it->second.list.empty()) continue;
+    if (it == db.end() || it->second.type != BlockedType(args)) continue;
+    const size_t size = it->second.type == model::ValueType::kList ? it->second.list.size()
+                                                                   : it->second.zset.size();
+    if (model::Model::IsExpired(it->second, now_ms) || size == 0) continue;
     Fail("connection " + std::to_string(record.id) + " " + DescribeArgs(args) +
-         ": its wait ended unserved while list " + key + " holds " +
-         std::to_string(it->second.list.size()) + " elements (a lost wakeup)");
+         ": its wait ended unserved while " +
+         (it->second.type == model::ValueType::kList ? "list " : "sorted set ") + key + " holds " +
+         std::to_string(size) + " elements (a lost wakeup)");
     return;
   }
 }

@@ -84,20 +84,6 @@ void Lmpop(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
     args->insert(args->end(), {"COUNT", MaybeBadNumber(rng, Between(rng, 0, 5))});
 }
 
-// The blocking forms, with timeouts short enough that a client left waiting is answered well
-// within the drain's bound (never 0, which waits forever), and now and then a bad one.
-std::string Timeout(Rng& rng) {
-  static constexpr std::string_view kTimeouts[] = {"0.01", "0.05", "0.2", "0.5", "1", "1.5"};
-  switch (rng.Below(25)) {
-    case 0:
-      return "-1";
-    case 1:
-      return "soon";
-    default:
-      return std::string(kTimeouts[rng.Below(std::size(kTimeouts))]);
-  }
-}
-
 void Blocking(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   switch (rng.Below(5)) {
     case 0:
@@ -107,24 +93,21 @@ void Blocking(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
       for (uint64_t i = 0; i < keys; i++) {
         args->push_back(rng.Below(2) == 0 ? QueueKey(rng) : ListKey(rng, space));
       }
-      args->push_back(Timeout(rng));
+      args->push_back(BlockTimeout(rng));
       break;
     }
     case 2:
-      *args = {RandomCase(rng, "blmove"),
-               QueueKey(rng),
-               ListKey(rng, space),
-               End(rng),
-               End(rng),
-               Timeout(rng)};
+      *args = {RandomCase(rng, "blmove"), QueueKey(rng), ListKey(rng, space), End(rng), End(rng),
+               BlockTimeout(rng)};
       break;
     case 3:
-      *args = {RandomCase(rng, "brpoplpush"), QueueKey(rng), ListKey(rng, space), Timeout(rng)};
+      *args = {RandomCase(rng, "brpoplpush"), QueueKey(rng), ListKey(rng, space),
+               BlockTimeout(rng)};
       break;
     default:
       Lmpop(rng, space, args);
       (*args)[0] = RandomCase(rng, "blmpop");
-      args->insert(args->begin() + 1, Timeout(rng));
+      args->insert(args->begin() + 1, BlockTimeout(rng));
       break;
   }
 }
@@ -151,6 +134,18 @@ void Generic(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
 }
 
 }  // namespace
+
+std::string BlockTimeout(Rng& rng) {
+  static constexpr std::string_view kTimeouts[] = {"0.01", "0.05", "0.2", "0.5", "1", "1.5"};
+  switch (rng.Below(25)) {
+    case 0:
+      return "-1";
+    case 1:
+      return "soon";
+    default:
+      return std::string(kTimeouts[rng.Below(std::size(kTimeouts))]);
+  }
+}
 
 void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   args->clear();

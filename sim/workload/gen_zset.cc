@@ -143,15 +143,53 @@ void AddAlgebra(Rng& rng, const KeySpace& space, std::vector<std::string>* args)
 
 }  // namespace
 
+namespace {
+
+// Two sorted sets that are mostly empty, as priority queues are: the blocking pops wait on them,
+// and ZADDs to them (now and then) serve the waiters. Now and then the list family's queues
+// instead, where a list waiter and a sorted-set waiter meet on one key.
+std::string QueueKey(Rng& rng) {
+  return (rng.Below(4) == 0 ? "q" : "zq") + std::to_string(rng.Below(2));
+}
+
+void AddBlocking(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
+  const int64_t keys = Between(rng, 1, 3);
+  const auto add_keys = [&] {
+    for (int64_t i = 0; i < keys; i++) {
+      args->push_back(rng.Below(3) == 0 ? RandomKey(rng, space) : QueueKey(rng));
+    }
+  };
+  if (rng.Below(3) != 0) {
+    *args = {RandomCase(rng, rng.Below(2) ? "bzpopmin" : "bzpopmax")};
+    add_keys();
+    args->push_back(BlockTimeout(rng));
+    return;
+  }
+  *args = {RandomCase(rng, "bzmpop"), BlockTimeout(rng),
+           MaybeBadNumber(rng, rng.Below(20) == 0 ? 0 : keys)};
+  add_keys();
+  args->push_back(RandomCase(rng, rng.Below(2) ? "min" : "max"));
+  if (rng.Below(2) == 0) {
+    args->push_back(RandomCase(rng, "count"));
+    args->push_back(MaybeBadNumber(rng, Between(rng, 0, 4)));
+  }
+}
+
+}  // namespace
+
 void GenerateZsetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   args->clear();
   const std::string key = RandomKey(rng, space);
-  switch (rng.Below(20)) {
+  switch (rng.Below(22)) {
     case 0:
     case 1:
     case 2:
     case 3:
-      AddZadd(rng, key, args);
+      AddZadd(rng, rng.Below(4) == 0 ? QueueKey(rng) : key, args);
+      break;
+    case 20:
+    case 21:
+      AddBlocking(rng, space, args);
       break;
     case 4:
       *args = {RandomCase(rng, "zincrby"), key, RandomScore(rng), RandomMember(rng)};

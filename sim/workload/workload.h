@@ -55,6 +55,9 @@ int64_t RandomDb(Rng& rng, const KeySpace& space);
 void AddKeys(Rng& rng, const KeySpace& space, int count_max, std::vector<std::string>* args);
 // An argument where a number is expected: mostly valid, sometimes not a number or out of range.
 std::string MaybeBadNumber(Rng& rng, int64_t valid);
+// A blocking command's timeout: short enough that a client left waiting is answered well within
+// the drain's bound (never 0, which waits forever), and now and then a bad one (gen_list.cc).
+std::string BlockTimeout(Rng& rng);
 // `word` in a random letter case (options and names are case-insensitive).
 std::string RandomCase(Rng& rng, std::string_view word);
 

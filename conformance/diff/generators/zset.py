@@ -227,6 +227,25 @@ def _algebra(name, store=False, card=False, scored=True):
     return generate
 
 
+def _timeout(gen):
+    # As the list family's: short enough that a pop finding nothing times out at once on both
+    # servers (nobody else runs while the runner waits for its reply); now and then a bad one.
+    if gen.chance(0.08):
+        return gen.rng.choice([b"-1", b"x", b"inf", b"-0.0001x"])
+    return gen.rng.choice([b"0.01", b"0.02"])
+
+
+def bzpop(name):
+    def generate(gen):
+        return [gen.token(name)] + gen.keys(1, 3) + [_timeout(gen)]
+    return generate
+
+
+def bzmpop(gen):
+    args = zmpop(gen)
+    return [gen.token("bzmpop"), _timeout(gen)] + args[1:]
+
+
 GENERATORS = {
     "zadd": (4, zadd),
     "zincrby": (1.5, zincrby),
@@ -251,6 +270,9 @@ GENERATORS = {
     "zpopmin": (0.7, _pop("zpopmin")),
     "zpopmax": (0.7, _pop("zpopmax")),
     "zmpop": (0.7, zmpop),
+    "bzpopmin": (0.5, bzpop("bzpopmin")),
+    "bzpopmax": (0.5, bzpop("bzpopmax")),
+    "bzmpop": (0.5, bzmpop),
     "zrandmember": (0.5, zrandmember),
     "zscan": (0.7, zscan),
     "zinter": (0.7, _algebra("zinter")),
