@@ -255,6 +255,20 @@ def sorted_pairs(value, args):
     return _from_pairs(value, sorted(pairs, key=lambda pair: _serialised_key(pair[0])))
 
 
+def sort_reply(value, args):
+    """SORT in an order Redis takes from a hash table: BY a constant (a set's own order), ALPHA
+    BY a pattern (ties keep the order they came in, a set's table order), ALPHA over elements
+    holding a NUL byte (compared as C strings: they tie). Compared as multisets then."""
+    upper = [arg.upper() for arg in args]
+    by = [args[i + 1] for i, arg in enumerate(upper[:-1]) if arg == b"BY" and i >= 2]
+    alpha = b"ALPHA" in upper[2:]
+    unordered = bool(by) and (b"*" not in by[-1] or alpha)
+    if not unordered and alpha and value.kind == "*" and value.data is not None:
+        unordered = any(isinstance(item.data, bytes) and b"\x00" in item.data
+                        for item in value.data)
+    return sorted_elements(value, args) if unordered else value
+
+
 # --- COMMAND INFO and COMMAND DOCS: a container's subcommands are listed in the order of its
 # subcommand dict, which Redis hashes with a seed chosen at random when it starts (the same
 # server lists CONFIG's subcommands in different orders from one start to the next). Without
@@ -393,6 +407,8 @@ NORMALISERS = {
     "scan": ("hash table order", scan_keys, None),
     "dump": ("a set's hash table order", set_payload, None),
     "smembers": ("hash table order", sorted_elements, None),
+    "sort": ("hash table order (BY a constant, ALPHA ties)", sort_reply, None),
+    "sort_ro": ("hash table order (BY a constant, ALPHA ties)", sort_reply, None),
     "sinter": ("hash table order", sorted_elements, None),
     "sunion": ("hash table order", sorted_elements, None),
     "sdiff": ("hash table order", sorted_elements, None),

@@ -21,6 +21,7 @@ void Registry::AddBuiltins() {
   RegisterListCommands(*registry);
   RegisterListMoveCommands(*registry);
   RegisterListBlockingCommands(*registry);
+  RegisterSortCommands(*registry);
   RegisterSetCommands(*registry);
   RegisterHashCommands(*registry);
   RegisterZsetCommands(*registry);

@@ -173,13 +173,14 @@ void CmdBitcount(CommandContext& context) {
     context.reply.Error(errors::kNotInteger);
     return;
   }
-  bool in_bits = false;
-  if (context.argc() == 5 && !ParseIndexUnit(context, 4, &in_bits)) return;
-  // Both from the end with start past end is empty even where clamping would make them meet.
+  // Both from the end with start past end is empty even where clamping would make them meet,
+  // and Redis answers so before it reads the unit (BITCOUNT k -2 -5 junk is 0).
   if (start < 0 && end < 0 && start > end) {
     context.reply.Integer(0);
     return;
   }
+  bool in_bits = false;
+  if (context.argc() == 5 && !ParseIndexUnit(context, 4, &in_bits)) return;
   ClampRange(in_bits ? length * 8 : length, &start, &end);
   if (start > end) {
     context.reply.Integer(0);

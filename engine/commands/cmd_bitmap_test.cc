@@ -82,6 +82,9 @@ TEST_F(BitmapCommandsTest, BitcountRanges) {
   EXPECT_EQ(Run({"bitcount", "k", "1"}), Err("ERR syntax error"));
   EXPECT_EQ(Run({"bitcount", "missing", "1"}), Int(0));
   EXPECT_EQ(Run({"bitcount", "k", "0", "1", "bits"}), Err("ERR syntax error"));
+  // A reversed range from the end is 0 before the unit is read (the random differential run,
+  // seed 1, command 14386).
+  EXPECT_EQ(Run({"bitcount", "k", "-2", "-5", "bits"}), Int(0));
   EXPECT_EQ(Run({"bitcount", "k", "a", "1"}), Err("ERR value is not an integer or out of range"));
 }
 

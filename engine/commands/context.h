@@ -87,6 +87,7 @@ void RegisterLcsCommands(Registry& registry);
 void RegisterListCommands(Registry& registry);
 void RegisterListMoveCommands(Registry& registry);      // LMOVE, RPOPLPUSH, LMPOP
 void RegisterListBlockingCommands(Registry& registry);  // BLPOP, BRPOP, BLMOVE, ...
+void RegisterSortCommands(Registry& registry);          // SORT, SORT_RO
 void RegisterSetCommands(Registry& registry);
 void RegisterHashCommands(Registry& registry);
 void RegisterBitmapCommands(Registry& registry);       // SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP

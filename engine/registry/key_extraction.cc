@@ -47,6 +47,12 @@ bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args
       return false;
     }
   }
+  // A spec Redis cannot follow ("unknown": SORT's BY, GET and STORE) sends it to the command's
+  // getkeys function, when it has one (getKeysFromCommandWithSpecs).
+  const auto unknown_spec = [&] {
+    keys->clear();
+    return spec.def != nullptr && spec.def->find_keys != nullptr && spec.def->find_keys(args, keys);
+  };
   const int argc = static_cast<int>(args.size());
   for (const KeySpec& key_spec : spec.key_specs) {
     if (key_spec.flags & kKeyNotKey) continue;
@@ -65,8 +71,7 @@ bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args
       }
       if (first == 0) continue;  // keyword absent: this spec names no key
     } else {
-      keys->clear();
-      return false;
+      return unknown_spec();
     }
     int last = 0;
     int step = 1;
@@ -102,8 +107,7 @@ bool ExtractKeys(const CommandSpec& spec, std::span<const std::string_view> args
       first += key_spec.first_key;
       last = first + static_cast<int>(count) - 1;
     } else {
-      keys->clear();
-      return false;
+      return unknown_spec();
     }
     if (last >= argc || last < first || first >= argc) {
       keys->clear();

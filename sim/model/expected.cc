@@ -150,6 +150,27 @@ bool Expected::Matches(const RespValue& actual) const {
     }
     case Kind::kBlocks:
       return false;
+    case Kind::kGroups: {
+      if (actual.type != RespType::kArray || max < 1 ||
+          static_cast<int64_t>(actual.elements.size()) != min * max) {
+        return false;
+      }
+      std::vector<bool> used(alternatives.size(), false);
+      const auto width = static_cast<size_t>(max);
+      for (size_t at = 0; at < actual.elements.size(); at += width) {
+        const std::vector<RespValue> group(
+            actual.elements.begin() + static_cast<ptrdiff_t>(at),
+            actual.elements.begin() + static_cast<ptrdiff_t>(at + width));
+        bool found = false;
+        for (size_t i = 0; i < alternatives.size() && !found; i++) {
+          if (used[i] || alternatives[i].value.elements != group) continue;
+          used[i] = true;
+          found = true;
+        }
+        if (!found) return false;
+      }
+      return true;
+    }
     case Kind::kScoredPairs:
       return ScoredPairsMatch(*this, actual);
     case Kind::kDraw: {
@@ -198,6 +219,11 @@ std::string Expected::ToString() const {
              Listed(strings);
     case Kind::kBlocks:
       return "no reply (the command blocks)";
+    case Kind::kGroups: {
+      std::string text;
+      for (const Expected& one : alternatives) text += (text.empty() ? "" : ", ") + one.ToString();
+      return Int64ToString(min) + " groups of " + Int64ToString(max) + " from [" + text + "]";
+    }
     case Kind::kDraw:
       return Int64ToString(min) + (max == 1 ? " distinct" : "") + " draws from " + Listed(strings);
     case Kind::kScoredPairs:
@@ -322,5 +348,12 @@ Expected Pairs(std::vector<std::string> allowed, int64_t count, uint8_t shape) {
 }
 
 Expected Blocks() { return Expected{.kind = Expected::Kind::kBlocks}; }
+
+Expected Groups(std::vector<Expected> groups, int64_t count, int64_t width) {
+  return Expected{.kind = Expected::Kind::kGroups,
+                  .min = count,
+                  .max = width,
+                  .alternatives = std::move(groups)};
+}
 
 }  // namespace keel::model

@@ -19,6 +19,9 @@
 //                  elements are the predictions of the commands it ran.
 //   kBlocks        no reply now: the command blocks its client (BLPOP on empty lists). It
 //                  matches no reply; whoever drives the model checks that the engine blocked.
+//   kGroups        an array of `min` groups of `max` elements, each group one of `alternatives`
+//                  (each used at most as often as it is listed): SORT of a set it does not
+//                  sort, which replies in the set's table order, each member with its GETs.
 //   kScoredPairs   (member, score) pairs drawn from `strings` (member, score text, member, ...):
 //                  ZRANDMEMBER's draws (`min` of them) and a ZSCAN page of a skiplist (any
 //                  number, inside [cursor, page]); `max` holds kScored* flags.
@@ -46,6 +49,7 @@ struct Expected {
     kBlocks,
     kPairs,
     kScoredPairs,
+    kGroups,
   };
 
   Kind kind = Kind::kExact;
@@ -91,6 +95,8 @@ Expected OneOf(std::vector<Expected> alternatives);
 Expected ArrayOf(std::vector<Expected> elements);
 Expected NullArray(int resp);  // RESP2 *-1, RESP3 _
 Expected Blocks();
+// kGroups: `count` of `groups` (exact arrays of `width` elements), in any order.
+Expected Groups(std::vector<Expected> groups, int64_t count, int64_t width);
 
 // kScoredPairs: `count` draws of `allowed` (member, score text) pairs, distinct members when
 // `distinct`, replied as ZRANDMEMBER replies (members only without scores; RESP3 nests pairs).

@@ -72,6 +72,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(ZsetCommands());
   Add(BitCommands());
   Add(HllCommands());
+  Add(SortCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {

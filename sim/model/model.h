@@ -298,6 +298,7 @@ std::span<const Command> HashCommands();        // model_hash.cc
 std::span<const Command> ZsetCommands();        // model_zset.cc
 std::span<const Command> BitCommands();         // model_bits.cc
 std::span<const Command> HllCommands();         // model_hll.cc
+std::span<const Command> SortCommands();        // model_sort.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // A live value that is not a string: string commands that read it answer WRONGTYPE.

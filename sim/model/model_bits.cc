@@ -126,9 +126,10 @@ Expected Bitcount(Call& call) {
     if (!ParseInt64(call.args[2], &start) || !ParseInt64(call.args[3], &end)) {
       return Error(kNotInteger);
     }
+    // bitcountCommand answers 0 for a reversed range from the end before it reads the unit.
+    if (start < 0 && end < 0 && start > end) return Integer(0);
     bool bits = false;
     if (call.args.size() == 5 && !ParseUnit(call.args[4], &bits)) return Error(kSyntaxError);
-    if (start < 0 && end < 0 && start > end) return Integer(0);
     Clamp(bits ? length * 8 : length, &start, &end);
     if (start > end) return Integer(0);
     first = bits ? start : start * 8;

@@ -491,4 +491,25 @@ MUTATIONS = [
         "find": "    const size_t popped = PopAndReply(context, key, count, max, PopReply::kNestedWithKey);\n",
         "replace": "    const size_t popped = PopAndReply(context, key, 1, max, PopReply::kNestedWithKey);\n",
     },
+    {
+        "name": "sort-limit-offset-ignored",
+        "why": "SORT ... LIMIT offset count always starts at the first element",
+        "file": "engine/commands/cmd_sort.cc",
+        "find": "  int64_t start = std::min(std::max<int64_t>(options.limit_start, 0), length);\n",
+        "replace": "  int64_t start = std::min(std::max<int64_t>(0, 0), length);\n",
+    },
+    {
+        "name": "sort-equal-numbers-reversed",
+        "why": "SORT orders equal numbers by their elements' bytes in reverse",
+        "file": "engine/commands/cmd_sort.cc",
+        "find": "      cmp = CompareBinary(a.element, b.element);\n",
+        "replace": "      cmp = CompareBinary(b.element, a.element);\n",
+    },
+    {
+        "name": "sort-by-constant-ignores-desc",
+        "why": "SORT of a list BY a constant ignores DESC (the list should come from its tail)",
+        "file": "engine/commands/cmd_sort.cc",
+        "find": "      List::Position at = list.Seek(options.desc ? list.size() - first - 1 : first);\n",
+        "replace": "      List::Position at = list.Seek(first);\n",
+    },
 ]

@@ -112,6 +112,56 @@ void Blocking(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   }
 }
 
+// SORT and SORT_RO over lists and the other families' keys (sets, sorted sets, and keys of
+// the wrong type), sorted as numbers (most list elements are not: the error) or ALPHA, BY and
+// GET patterns that reach string keys (k*), hash fields (k*->f0), the element itself ('*': a
+// key named as the element) and constants (nosort: nothing to sort), with LIMIT at its edges
+// and now and then STORE.
+void Sort(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
+  const bool read_only = rng.Below(5) == 0;
+  *args = {RandomCase(rng, read_only ? "sort_ro" : "sort"),
+           rng.Below(2) == 0 ? ListKey(rng, space) : RandomKey(rng, space)};
+  static constexpr std::string_view kPatterns[] = {"k*", "*",  "nosort", "k*->f0",  "k*->a",
+                                                   "#",  "l*", "*->",    "k*->name"};
+  const auto pattern = [&] { return std::string(kPatterns[rng.Below(std::size(kPatterns))]); };
+  const uint64_t options = rng.Below(5);
+  for (uint64_t i = 0; i < options; i++) {
+    switch (rng.Below(8)) {
+      case 0:
+        // A constant (nothing to sort: the source's own order, DESC from its end) a third of
+        // the time.
+        args->insert(args->end(), {RandomCase(rng, "by"),
+                                   rng.Below(3) == 0 ? std::string("nosort") : pattern()});
+        break;
+      case 1:
+        args->insert(args->end(),
+                     {RandomCase(rng, "limit"), MaybeBadNumber(rng, Between(rng, -2, 4)),
+                      MaybeBadNumber(rng, Between(rng, -2, 4))});
+        break;
+      case 2:
+      case 3:
+        args->insert(args->end(), {RandomCase(rng, "get"), pattern()});
+        break;
+      case 4:
+        args->push_back(RandomCase(rng, rng.Below(3) == 0 ? "asc" : "desc"));
+        break;
+      case 5:
+      case 6:
+        args->push_back(RandomCase(rng, "alpha"));
+        break;
+      default:
+        if (rng.Below(10) == 0) {
+          args->push_back("sideways");
+        } else {
+          args->insert(args->end(),
+                       {RandomCase(rng, "store"),
+                        rng.Below(2) == 0 ? ListKey(rng, space) : RandomKey(rng, space)});
+        }
+        break;
+    }
+  }
+}
+
 // The generic commands on lists.
 void Generic(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   switch (rng.Below(5)) {
@@ -149,11 +199,14 @@ std::string BlockTimeout(Rng& rng) {
 
 void GenerateList(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   args->clear();
-  switch (rng.Below(18)) {
+  switch (rng.Below(19)) {
     case 0:
     case 1:
     case 2:
       Push(rng, space, args);
+      break;
+    case 18:
+      Sort(rng, space, args);
       break;
     case 3:
     case 4:

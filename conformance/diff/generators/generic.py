@@ -350,7 +350,48 @@ def restore(gen):
 
 
 
+_SORT_PATTERNS = [b"k*", b"*", b"nosort", b"k*->f", b"k*->a", b"#", b"k*->", b"x*y"]
+
+
+def sort_(gen, read_only=False):
+    """SORT and SORT_RO. The forms whose order Redis leaves to a hash table are not drawn with
+    LIMIT (which would pick different members): BY a constant (a set keeps its table order) and
+    ALPHA BY a pattern (equal or missing values keep the order they came in); the normaliser
+    compares their replies as multisets."""
+    args = [gen.token("sort_ro" if read_only else "sort"), gen.key()]
+    options = [gen.pick(["by", "limit", "get", "get", "order", "alpha", "alpha", "store", "junk"])
+               for _ in range(gen.rng.randint(0, 4))]
+    if read_only and "store" in options:
+        options.remove("store")
+    by = None
+    for option in options:
+        if option == "by":
+            by = gen.pick(_SORT_PATTERNS)
+            args += [gen.token("BY"), by]
+        elif option == "get":
+            args += [gen.token("GET"), gen.pick(_SORT_PATTERNS)]
+        elif option == "order":
+            args.append(gen.token(gen.pick(["ASC", "DESC"])))
+        elif option == "alpha":
+            args.append(gen.token("ALPHA"))
+        elif option == "store":
+            args += [gen.token("STORE"), gen.key()]
+        elif option == "junk":
+            args.append(gen.junk_word())
+    unordered = by is not None and (b"*" not in by or "alpha" in options)
+    if "limit" in options and not unordered:
+        args += [gen.token("LIMIT"), gen.integer_arg(lambda: gen.rng.randint(-2, 4)),
+                 gen.integer_arg(lambda: gen.rng.randint(-2, 4))]
+    return args
+
+
+def sort_ro(gen):
+    return sort_(gen, True)
+
+
 GENERATORS = {
+    "sort": (1.5, sort_),
+    "sort_ro": (0.5, sort_ro),
     "dump": (1, dump_),
     "restore": (1.5, restore),
     "del": (3, del_),
