@@ -46,6 +46,42 @@ TEST_F(PubSubTest, SubscribersReceiveInSubscriptionOrderAndPublishCountsThem) {
   EXPECT_NE(info.find("pubsub_channels:2\r\npubsub_patterns:1\r\n"), std::string::npos) << info;
 }
 
+// Redis's upstream test "PubSub messages with CLIENT REPLY OFF" (it hung on Keel): messages and
+// confirmations are pushed whatever CLIENT REPLY says, while other replies stay silent.
+TEST_F(PubSubTest, MessagesAndConfirmationsIgnoreClientReplyOff) {
+  const sim::SimClientId subscriber = Connect();
+  const sim::SimClientId publisher = Connect();
+  net().Send(subscriber, Request({"client", "reply", "off"}) + Request({"subscribe", "ch"}) +
+                             Request({"psubscribe", "c*"}));
+  Settle();
+  EXPECT_EQ(Received(subscriber), (Replies{Array({Bulk("subscribe"), Bulk("ch"), Int(1)}),
+                                           Array({Bulk("psubscribe"), Bulk("c*"), Int(2)})}));
+  EXPECT_EQ(Ask(publisher, {"publish", "ch", "hi"}), Replies{Int(2)});
+  EXPECT_EQ(Received(subscriber), (Replies{Message("ch", "hi"), Array({Bulk("pmessage"), Bulk("c*"),
+                                                                       Bulk("ch"), Bulk("hi")})}));
+  net().Send(subscriber, Request({"ping"}) + Request({"unsubscribe"}) + Request({"ping"}));
+  Settle();
+  EXPECT_EQ(Received(subscriber), Replies{Array({Bulk("unsubscribe"), Bulk("ch"), Int(1)})});
+}
+
+// Redis's upstream test "Keyspace notifications: evicted events" (it hung on Keel): CONFIG SET
+// maxmemory below what is used evicts right after the command, with no other command to
+// trigger it.
+TEST_F(PubSubTest, LoweringMaxmemoryEvictsAtOnce) {
+  const sim::SimClientId subscriber = Connect();
+  const sim::SimClientId admin = Connect();
+  EXPECT_EQ(Ask(admin, {"config", "set", "notify-keyspace-events", "Ee"}), Replies{Ok()});
+  EXPECT_EQ(Ask(admin, {"config", "set", "maxmemory-policy", "allkeys-lru"}), Replies{Ok()});
+  Ask(subscriber, {"psubscribe", "*"});
+  EXPECT_EQ(Ask(admin, {"set", "foo", "bar"}), Replies{Ok()});
+  EXPECT_EQ(Ask(admin, {"config", "set", "maxmemory", "1"}), Replies{Ok()});
+  EXPECT_EQ(
+      Received(subscriber),
+      Replies{Array({Bulk("pmessage"), Bulk("*"), Bulk("__keyevent@0__:evicted"), Bulk("foo")})});
+  EXPECT_EQ(Ask(admin, {"config", "set", "maxmemory", "0"}), Replies{Ok()});
+  EXPECT_EQ(Ask(admin, {"dbsize"}), Replies{Int(0)});
+}
+
 TEST_F(PubSubTest, ARespTwoSubscriberMayOnlySubscribePingQuitOrReset) {
   const sim::SimClientId client = Connect();
   Ask(client, {"subscribe", "a"});

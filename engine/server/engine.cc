@@ -152,8 +152,14 @@ Engine::~Engine() {
 }
 
 void Engine::ReplaceConfig(Config config) {
+  const int64_t maxmemory_before = settings().maxmemory;
   config_ = std::move(config);
   RefreshKeyspaceSettings();
+  // A new limit evicts at once, not only before the next command (Redis's updateMaxmemory
+  // starts its eviction timer): after the command that set it (Execute).
+  if (settings().maxmemory != maxmemory_before && settings().maxmemory > 0) {
+    evictions_pending_ = true;
+  }
 }
 
 void Engine::RefreshKeyspaceSettings() {
@@ -403,6 +409,10 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   // Redis's handleClientsBlockedOnKeys after every top-level command: the keys it made ready
   // serve their waiters now, before any other client's command.
   if (blocking_.has_ready()) ServeReadyKeys();
+  if (evictions_pending_) {
+    evictions_pending_ = false;
+    PerformEvictions();
+  }
   return result;
 }
 

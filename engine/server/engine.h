@@ -428,6 +428,7 @@ class Engine : public ErrorObserver {
   };
   Notifier notifier_{*this};
   bool notifier_observing_ = false;
+  bool evictions_pending_ = false;      // CONFIG SET lowered maxmemory: evict after the command
   std::vector<bool> pubsub_allowed_;    // by CommandSpec::id: runs in RESP2's subscribed mode
   std::string refusal_;                 // a formatted refusal CheckAllowed returns a view of
   std::vector<MultiRole> multi_roles_;  // by CommandSpec::id

@@ -48,11 +48,28 @@ void UpdatePubsubFlag(Client& client) {
   }
 }
 
+// Pub/sub messages and confirmations are pushed whatever CLIENT REPLY says, in both protocols
+// (Redis's CLIENT_PUSHING lifts the silencing): the builder is unmuted while one is written.
+class Pushing {
+ public:
+  explicit Pushing(ReplyBuilder& reply) : reply_(reply), was_muted_(reply.muted()) {
+    reply_.set_muted(false);
+  }
+  ~Pushing() { reply_.set_muted(was_muted_); }
+  Pushing(const Pushing&) = delete;
+  Pushing& operator=(const Pushing&) = delete;
+
+ private:
+  ReplyBuilder& reply_;
+  bool was_muted_;
+};
+
 }  // namespace
 
 void PubSub::ReplyConfirmation(Client& client, std::string_view what, const std::string* name,
                                size_t count) {
   ReplyBuilder& reply = client.reply();
+  const Pushing pushing(reply);
   reply.PushHeader(3);
   reply.Bulk(what);
   if (name != nullptr) {
@@ -144,6 +161,7 @@ size_t PubSub::Publish(std::string_view channel, std::string_view message, bool 
   if (auto entry = direct.find(channel); entry != direct.end()) {
     for (Client* client : entry->second) {
       ReplyBuilder& reply = client->reply();
+      const Pushing pushing(reply);
       reply.PushHeader(3);
       reply.Bulk(shard ? "smessage" : "message");
       reply.Bulk(channel);
@@ -159,6 +177,7 @@ size_t PubSub::Publish(std::string_view channel, std::string_view message, bool 
     KEEL_ASSERT(entry != patterns_.end());
     for (Client* client : entry->second) {
       ReplyBuilder& reply = client->reply();
+      const Pushing pushing(reply);
       reply.PushHeader(4);
       reply.Bulk("pmessage");
       reply.Bulk(pattern);
