@@ -224,6 +224,16 @@ def object_idletime(value, args):
     return Value(":", ERASED) if value.kind == ":" else value
 
 
+# --- MEMORY USAGE: bytes of each server's own layout (Keel's are its own by design); that there
+# is a positive count, a null for a missing key, and the errors are compared.
+
+def memory_usage(value, args):
+    if value.kind == ":" and value.data is not None and not value.data.startswith(b"-") \
+            and value.data != b"0":
+        return Value(":", ERASED)
+    return value
+
+
 # --- RANDOMKEY: which key is random; whether there is one (a key, or null) is compared.
 
 def random_key(value, args):
@@ -332,6 +342,8 @@ KNOWN_GAP_INFO_SECTIONS = set()
 KNOWN_GAPS = {
     "client|help": "lists only the CLIENT subcommands Keel has (only its arity error is compared)",
     "latency|help": "lists only the LATENCY subcommands Keel has (no DOCTOR or GRAPH)",
+    "memory|help": "lists only the MEMORY subcommands Keel has (no STATS, DOCTOR, MALLOC-STATS or "
+                   "PURGE)",
 }
 
 
@@ -403,6 +415,7 @@ NORMALISERS = {
     "pexpiretime": ("the clock", clock_integer, None),
     "object|idletime": ("the clock, and Redis's shared integers", object_idletime, None),
     "randomkey": ("a random key", random_key, None),
+    "memory|usage": ("each server's memory layout", memory_usage, None),
     "keys": ("hash table order", sorted_elements, None),
     "scan": ("hash table order", scan_keys, None),
     "dump": ("a set's hash table order", set_payload, None),

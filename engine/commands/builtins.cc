@@ -15,6 +15,7 @@ void Registry::AddBuiltins() {
   RegisterDumpCommands(*registry);
   RegisterScanCommands(*registry);
   RegisterObjectCommands(*registry);
+  RegisterMemoryCommands(*registry);
   RegisterStringCommands(*registry);
   RegisterStringCounterCommands(*registry);
   RegisterLcsCommands(*registry);

@@ -81,6 +81,7 @@ void RegisterExpireCommands(Registry& registry);  // EXPIRE, TTL, PERSIST, ...
 void RegisterDumpCommands(Registry& registry);    // DUMP, RESTORE
 void RegisterScanCommands(Registry& registry);    // KEYS, SCAN, RANDOMKEY
 void RegisterObjectCommands(Registry& registry);  // OBJECT
+void RegisterMemoryCommands(Registry& registry);  // MEMORY USAGE, MEMORY HELP
 void RegisterStringCommands(Registry& registry);
 void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, ...
 void RegisterLcsCommands(Registry& registry);

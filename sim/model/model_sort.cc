@@ -144,7 +144,8 @@ Expected Sort(Call& call, bool read_only) {
   std::vector<Item> items;
   if (source != nullptr) {
     if (source->type == ValueType::kList) {
-      for (const std::string& element : source->list) items.push_back(Item{element, 0, std::nullopt});
+      for (const std::string& element : source->list)
+        items.push_back(Item{element, 0, std::nullopt});
     } else if (is_set) {
       for (const std::string& member : source->set) items.push_back(Item{member, 0, std::nullopt});
     } else {

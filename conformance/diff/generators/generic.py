@@ -378,6 +378,14 @@ def sort_(gen, read_only=False):
             args += [gen.token("STORE"), gen.key()]
         elif option == "junk":
             args.append(gen.junk_word())
+    # Numbers only with ALPHA (or BY a constant, which parses none): Redis's SORT reads errno
+    # after strtod without clearing it first, so once any conversion on the server went out of
+    # range (INCRBYFLOAT 1e5000, ...) a SORT of good numbers fails until a system call resets
+    # errno. Numeric SORT is compared in conformance/cases/sort.txt, where the order is known,
+    # and against the model in every simulator run.
+    if "alpha" not in options and (by is None or b"*" in by):
+        args.append(gen.token("ALPHA"))
+        options.append("alpha")
     unordered = by is not None and (b"*" not in by or "alpha" in options)
     if "limit" in options and not unordered:
         args += [gen.token("LIMIT"), gen.integer_arg(lambda: gen.rng.randint(-2, 4)),

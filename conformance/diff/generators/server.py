@@ -243,7 +243,17 @@ def latency(gen, sub):
     return gen.name("latency|" + sub)
 
 
+def memory_usage(gen):
+    args = gen.name("memory|usage") + [gen.key()]
+    if gen.chance(0.3):
+        args += [gen.token("SAMPLES"), gen.integer_arg(lambda: gen.rng.randint(-1, 10))]
+    if gen.chance(0.03):
+        args.append(gen.junk_word())
+    return args
+
+
 GENERATORS = {
+    "memory|usage": (0.5, memory_usage),
     "time": (0.5, time_),
     "lastsave": (0.3, lastsave),
     "debug": (0.5, debug),
@@ -280,6 +290,8 @@ NOT_GENERATED = {
                           lambda gen: latency(gen, "histogram")),
     "latency|reset": ("its count depends on how long commands took",
                       lambda gen: latency(gen, "reset")),
+    "memory|help": ("its text is a known gap (normalise.KNOWN_GAPS)",
+                    lambda gen: gen.name("memory|help")),
     "latency|help": ("its text is a known gap (normalise.KNOWN_GAPS)",
                      lambda gen: latency(gen, "help")),
     "command": ("COMMAND alone lists Redis's whole command table; Keel has fewer commands until "
