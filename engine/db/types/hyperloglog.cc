@@ -11,7 +11,6 @@ namespace {
 
 // Sparse opcodes (hyperloglog.c's HLL_SPARSE_* macros).
 constexpr int kZeroRunMax = 64;
-constexpr int kXzeroRunMax = 16384;
 constexpr int kValueMax = 32;
 constexpr int kValueRunMax = 4;
 
