@@ -85,6 +85,17 @@ TEST_F(HyperLogLogTest, KeelBuildsTheSameBytesFromTheSameElements) {
   }
 }
 
+// The hll_read fuzzer's find (corpus/fuzz/hll_read/dense_all_registers_63): a dense value
+// whose every register is 63 makes the estimator divide by zero; redis-server 7.0 answers
+// PFCOUNT with -9223372036854775808 (its llroundl of infinity on x86-64), and so does Keel,
+// without an undefined conversion.
+TEST_F(HyperLogLogTest, RegistersPastTheHashBitsCountAsRedisCountsThem) {
+  std::string value("HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80", 16);
+  value.append(12288, '\xff');
+  EXPECT_EQ(Run({"set", "h", value}), Ok());
+  EXPECT_EQ(Run({"pfcount", "h"}), Int(INT64_MIN));
+}
+
 TEST_F(HyperLogLogTest, AddCountAndCache) {
   EXPECT_EQ(Run({"pfadd", "h", "a", "b", "c"}), Int(1));
   EXPECT_EQ(Run({"pfadd", "h", "a"}), Int(0));

@@ -149,9 +149,13 @@ uint64_t Estimate(const int* histogram) {
     z *= 0.5;
   }
   z += m * Sigma(histogram[0] / m);
-  const double estimate =
-      static_cast<double>(std::llround(static_cast<long double>(kAlphaInf * m * m / z)));
-  return static_cast<uint64_t>(estimate);
+  const auto quotient = static_cast<long double>(kAlphaInf * m * m / z);
+  // z is 0 when every register holds more than kHashBits + 1 (only a corrupted value does): the
+  // quotient is infinite, Redis's llroundl gives LLONG_MIN on x86-64 and its PFCOUNT replies
+  // -9223372036854775808. The same value, without the undefined conversion (the hll_read
+  // fuzzer's find).
+  if (!(quotient < 9223372036854775807.0L)) return uint64_t{1} << 63;
+  return static_cast<uint64_t>(std::llround(quotient));
 }
 
 }  // namespace
