@@ -19,14 +19,9 @@ using testing::ConfigWith;
 using testing::Err;
 using testing::Int;
 using testing::NilBulk;
+using testing::NullArray;
 using testing::Ok;
 using testing::Status;
-
-RespValue NullArray() {
-  RespValue value;
-  value.type = RespType::kNullArray;
-  return value;
-}
 
 class Recording final : public PropagationSink {
  public:

@@ -12,12 +12,6 @@
 namespace keel::testing {
 namespace {
 
-RespValue NullArray() {
-  RespValue value;
-  value.type = RespType::kNullArray;
-  return value;
-}
-
 using Replies = std::vector<RespValue>;
 
 class ZsetBlockTest : public ServerTest {

@@ -28,11 +28,6 @@ class ZsetCommandsTest : public StringTest {
 
 using Strings = std::vector<std::string>;
 
-RespValue NullArray() {
-  RespValue value;
-  value.type = RespType::kNullArray;
-  return value;
-}
 RespValue Double(std::string_view text) {
   RespValue value;
   value.type = RespType::kDouble;

@@ -39,6 +39,11 @@ inline RespValue Null() {
   value.type = RespType::kNull;
   return value;
 }
+inline RespValue NullArray() {  // RESP2 "*-1"
+  RespValue value;
+  value.type = RespType::kNullArray;
+  return value;
+}
 RespValue Array(std::initializer_list<RespValue> elements);
 
 // Decodes every complete reply in `bytes`; fails the test on bytes that are not RESP.

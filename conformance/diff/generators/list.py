@@ -127,7 +127,7 @@ def lmpop(gen):
     return args
 
 
-def _timeout(gen):
+def block_timeout(gen):
     # Short enough that a command finding nothing times out at once on both servers (the runner
     # waits for each reply before it sends anything else, so nobody can serve it); now and then
     # a bad one.
@@ -138,21 +138,21 @@ def _timeout(gen):
 
 def blocking_pop(name):
     def generate(gen):
-        return [gen.token(name)] + gen.keys(1, 3) + [_timeout(gen)]
+        return [gen.token(name)] + gen.keys(1, 3) + [block_timeout(gen)]
     return generate
 
 
 def blmove(gen):
-    return [gen.token("blmove"), gen.key(), gen.key(), _end(gen), _end(gen), _timeout(gen)]
+    return [gen.token("blmove"), gen.key(), gen.key(), _end(gen), _end(gen), block_timeout(gen)]
 
 
 def brpoplpush(gen):
-    return [gen.token("brpoplpush"), gen.key(), gen.key(), _timeout(gen)]
+    return [gen.token("brpoplpush"), gen.key(), gen.key(), block_timeout(gen)]
 
 
 def blmpop(gen):
     args = lmpop(gen)
-    return [gen.token("blmpop"), _timeout(gen)] + args[1:]
+    return [gen.token("blmpop"), block_timeout(gen)] + args[1:]
 
 
 GENERATORS = {

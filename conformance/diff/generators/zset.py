@@ -9,6 +9,8 @@ What a random draw decides stays out: ZRANDMEMBER only with counts that take the
 errors and a missing key; ZSCAN only as whole iterations.
 """
 
+from .list import block_timeout  # the blocking commands' timeouts, as the list family draws them
+
 MEMBERS = [b"a", b"b", b"c", b"d", b"word", b"", b"01", b"-0", b"1.5", b"x y", b"\x00m\xff",
            b"7", b"100000"]
 SCORES = [b"0", b"1", b"2", b"-1", b"1.5", b"-0", b"0.1", b"inf", b"-inf", b"+inf", b"1e3",
@@ -227,23 +229,15 @@ def _algebra(name, store=False, card=False, scored=True):
     return generate
 
 
-def _timeout(gen):
-    # As the list family's: short enough that a pop finding nothing times out at once on both
-    # servers (nobody else runs while the runner waits for its reply); now and then a bad one.
-    if gen.chance(0.08):
-        return gen.rng.choice([b"-1", b"x", b"inf", b"-0.0001x"])
-    return gen.rng.choice([b"0.01", b"0.02"])
-
-
 def bzpop(name):
     def generate(gen):
-        return [gen.token(name)] + gen.keys(1, 3) + [_timeout(gen)]
+        return [gen.token(name)] + gen.keys(1, 3) + [block_timeout(gen)]
     return generate
 
 
 def bzmpop(gen):
     args = zmpop(gen)
-    return [gen.token("bzmpop"), _timeout(gen)] + args[1:]
+    return [gen.token("bzmpop"), block_timeout(gen)] + args[1:]
 
 
 GENERATORS = {
