@@ -15,7 +15,10 @@ void XorInto(Sha1::Digest& digest, const Sha1::Digest& hash) {
 
 void DigestBuilder::Xor(std::string_view bytes) { XorInto(bytes_, Sha1::Of(bytes)); }
 
-void DigestBuilder::XorDigest(const DigestBuilder& element) { XorInto(bytes_, element.bytes_); }
+void DigestBuilder::XorDigest(const DigestBuilder& element) {
+  Xor(std::string_view(reinterpret_cast<const char*>(element.bytes_.data()),
+                       element.bytes_.size()));
+}
 
 void DigestBuilder::Mix(std::string_view bytes) {
   Xor(bytes);

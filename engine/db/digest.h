@@ -23,8 +23,9 @@ class DigestBuilder {
   void Xor(std::string_view bytes);
   // digest = SHA1(digest ^ SHA1(bytes)) (Redis's mixDigest).
   void Mix(std::string_view bytes);
-  // digest ^= element's digest (Redis's xorDigest of an element digest built by Mix calls: a
-  // hash's field and value, a sorted set's member and score).
+  // digest ^= SHA1(element's digest): Redis's xorDigest(digest, eledigest, 20) of an element
+  // digest built by Mix calls (a hash's field and value, a sorted set's member and score); like
+  // every xorDigest it hashes what it is given first.
   void XorDigest(const DigestBuilder& element);
   const Sha1::Digest& bytes() const { return bytes_; }
   std::string Hex() const { return HexOf(bytes_.data(), bytes_.size()); }

@@ -61,8 +61,7 @@ void ZsetDigest(const Entry& entry, DigestBuilder& digest) {
     element.Mix(member);
     char text[kDoubleTextMax];
     element.Mix(std::string_view(text, FormatDouble(score, text)));
-    digest.Xor(std::string_view(reinterpret_cast<const char*>(element.bytes().data()),
-                                element.bytes().size()));
+    digest.XorDigest(element);
   });
 }
 
