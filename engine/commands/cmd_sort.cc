@@ -230,6 +230,16 @@ void Sort(CommandContext& context, bool read_only) {
     options.alpha = true;
     options.by.reset();
   }
+  // Redis's sortCommandGeneric "destructively" converts a listpack sorted set to a skiplist
+  // before reading it, whatever the options (OBJECT ENCODING shows it; no change is announced).
+  if (entry != nullptr && entry->type() == ValueType::kZSet && ZsetOf(*entry).is_listpack()) {
+    Entry* writable = context.keyspace.LookupWrite(db, context.arg(1), kLookupNoTouch);
+    // Refused memory leaves it a listpack: the sort reads it the same.
+    if (writable != nullptr && MutableZsetOf(*writable).ConvertToSkiplist(context.memory())) {
+      SyncZsetEncoding(*writable);
+    }
+    entry = writable;
+  }
   int64_t length = 0;
   if (entry != nullptr) {
     length = static_cast<int64_t>(entry->type() == ValueType::kList  ? ListOf(entry)->size()

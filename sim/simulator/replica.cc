@@ -1,11 +1,13 @@
 #include "sim/simulator/replica.h"
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "engine/db/types/hash.h"
 #include "engine/db/types/set.h"
+#include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
 #include "engine/resp/resp_value.h"
 #include "sim/trace.h"
@@ -49,6 +51,19 @@ std::string CanonicalHash(const Entry& entry) {
   return text;
 }
 
+// A sorted set's members and scores in order, whatever its encoding: SORT turns the primary's
+// listpack into a skiplist and, reading only, is not replayed (Redis's replicas keep theirs).
+std::string CanonicalZset(const Entry& entry) {
+  std::string text = "zset";
+  static_cast<const ZsetValue*>(EntryObject(entry))
+      ->ForEach([&](std::string_view member, double score) {
+        char number[64];
+        std::snprintf(number, sizeof(number), "%.17g", score);
+        text += "|" + std::string(member) + "=" + number;
+      });
+  return text;
+}
+
 // Each value by its serialiser (its RDB encoding, uncompressed so that a difference reads in the
 // report): the comparison holds for every type that has one, not only for strings.
 std::map<std::string, KeyState> Contents(const Database& db) {
@@ -57,6 +72,8 @@ std::map<std::string, KeyState> Contents(const Database& db) {
     std::string serialised;
     if (entry.type() == ValueType::kSet) {
       serialised = CanonicalSet(entry);
+    } else if (entry.type() == ValueType::kZSet) {
+      serialised = CanonicalZset(entry);
     } else if (entry.type() == ValueType::kHash &&
                !static_cast<const HashValue*>(EntryObject(entry))->is_listpack()) {
       serialised = CanonicalHash(entry);
