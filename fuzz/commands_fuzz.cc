@@ -46,6 +46,25 @@ std::string Word(Choices& choices) {
   return raw;
 }
 
+// Lets a save move on as the server loop would: a background save writes its next part, and the
+// disk's completed syncs reach it. SAVE, DEBUG RELOAD and SHUTDOWN reply only once their file is
+// durable, so while the client waits for one the disk is waited for (a bounded number of times).
+void DriveSaves(Engine& engine, sim::SimEnv& env, const Client& client) {
+  Persistence& persistence = engine.persistence();
+  for (int turn = 0; turn < 1000; turn++) {
+    persistence.Pump();
+    const bool waiting = (client.flags & kClientWaitingSave) != 0;
+    Event events[16];
+    const size_t count = env.Wait(waiting ? 1000 : 0, events, 16);
+    for (size_t i = 0; i < count; i++) {
+      if (events[i].kind == EventKind::kFileSynced) {
+        persistence.OnFileSynced(events[i].handle, events[i].status);
+      }
+    }
+    if (!waiting && count == 0) return;
+  }
+}
+
 // Engine invariants that must hold after every command.
 void CheckInvariants(Engine& engine, sim::SimEnv& env, Client& client, std::string_view reply,
                      bool silenced, bool per_argument) {
@@ -126,6 +145,7 @@ void CommandsOneInput(const uint8_t* data, size_t size) {
     const bool silenced_before = (client->flags & kSilencing) != 0;
     shadow.Before(*client, args);
     engine.RunCommand(*client, views);
+    DriveSaves(engine, env, *client);
     const bool silenced = silenced_before || (client->flags & kSilencing) != 0;
     if (client->output().failed()) {
       // Memory for the reply was refused: the server closes such a client (the reply is never

@@ -48,6 +48,9 @@ void HashLoadOneInput(const uint8_t* data, size_t size);
 // The HyperLogLog reader and editor, over arbitrary bytes as a string value (hll_read_fuzz.cc).
 void HllReadOneInput(const uint8_t* data, size_t size);
 
+// The RDB file loader, over arbitrary bytes as a whole file (rdb_load_fuzz.cc).
+void RdbLoadOneInput(const uint8_t* data, size_t size);
+
 struct Harness {
   std::string_view name;  // also the corpus folder: corpus/fuzz/<name>/
   void (*one_input)(const uint8_t* data, size_t size);
@@ -58,6 +61,7 @@ inline constexpr Harness kHarnesses[] = {
     {"commands", CommandsOneInput},      {"config", ConfigOneInput},
     {"set_load", SetLoadOneInput},       {"hash_load", HashLoadOneInput},
     {"zset_load", ZsetLoadOneInput},     {"hll_read", HllReadOneInput},
+    {"rdb_load", RdbLoadOneInput},
 };
 
 }  // namespace keel::fuzz

@@ -30,6 +30,7 @@ void Registry::AddBuiltins() {
   RegisterBitfieldCommands(*registry);
   RegisterHyperLogLogCommands(*registry);
   RegisterServerCommands(*registry);
+  RegisterPersistCommands(*registry);
   RegisterConfigCommands(*registry);
   RegisterIntrospectionCommands(*registry);
   RegisterDiagnosticCommands(*registry);

@@ -1,8 +1,8 @@
 // DEBUG: the subcommands of Redis 7.0's DEBUG that Redis's test suite uses and that mean
 // something in Keel now: CHANGE-REPL-ID, DIGEST, DIGEST-VALUE, ERROR, LOG, OBJECT, POPULATE,
 // PROTOCOL, SET-ACTIVE-EXPIRE, QUICKLIST-PACKED-THRESHOLD, SET-SKIP-CHECKSUM-VALIDATION, SLEEP,
-// STRINGMATCH-TEST, PAUSE-CRON and HELP. The ones that inspect persistence or later types (RELOAD,
-// LISTPACK, ...) belong to those features: each is one entry of kSubcommands. DEBUG itself is
+// STRINGMATCH-TEST, PAUSE-CRON, RELOAD and HELP. The ones that inspect later features (LISTPACK,
+// ...) belong to those features: each is one entry of kSubcommands. DEBUG itself is
 // refused unless enable-debug-command allows it (Engine::CheckAllowed).
 //
 // DEBUG SLEEP stops the whole server, as Redis's nanosleep does, through the environment: a Wait
@@ -315,6 +315,58 @@ void DebugStringmatchTest(CommandContext& context) {
   context.reply.SimpleString("Apparently Redis did not crash: test passed");
 }
 
+// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: saves the keyspace (unless NOSAVE), empties it
+// (unless NOFLUSH) and loads the file back (with MERGE, a key in the file replaces the one in
+// memory). Keel reloads from the bytes it saves, then replies once the file is durable.
+void DebugReload(CommandContext& context) {
+  bool merge = false;
+  bool flush = true;
+  bool save = true;
+  for (size_t i = 2; i < context.argc(); i++) {
+    const std::string_view option = context.arg(i);
+    if (OptionIs(option, "merge")) {
+      merge = true;
+    } else if (OptionIs(option, "noflush")) {
+      flush = false;
+    } else if (OptionIs(option, "nosave")) {
+      save = false;
+    } else {
+      context.reply.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+      return;
+    }
+  }
+  Engine& engine = context.server();
+  Persistence& persistence = engine.persistence();
+  std::string bytes;
+  if (save) {
+    persistence.AbortSave("Stopping the running save: DEBUG RELOAD saves the dataset itself");
+    bytes = persistence.SerialiseKeyspace();
+  } else if (!persistence.ReadFile(&bytes).ok()) {
+    context.reply.Error("ERR Error trying to load the RDB dump");
+    return;
+  }
+  // Without NOFLUSH the keyspace is replaced; with it the file's keys are added, replacing
+  // those they share (Redis kills itself on such a key unless MERGE; Keel takes the file's).
+  (void)merge;
+  RdbLoadResult result;
+  if (!persistence.LoadBytes(bytes, /*merge=*/!flush, &result)) {
+    context.reply.Error("ERR Error trying to load the RDB dump");
+    return;
+  }
+  engine.Log(LogLevel::kWarning, "DB reloaded by DEBUG RELOAD");
+  if (!save) {
+    context.reply.Ok();
+    return;
+  }
+  const std::string error =
+      persistence.StartSaveOf(std::move(bytes), Persistence::Trigger::kReload, &context.client);
+  if (!error.empty() || !persistence.save_in_progress()) {
+    context.reply.Error(error.empty() ? "ERR" : error);
+    return;
+  }
+  engine.WaitForSave(context.client);
+}
+
 void DebugPauseCron(CommandContext& context) {
   context.server().set_cron_paused(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
@@ -377,6 +429,22 @@ const DebugSubcommand kSubcommands[] = {
       "    Reply with a test value of the specified type. <type> can be: string,",
       "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
       "    true, false."}},
+    {"reload",
+     2,
+     5,
+     DebugReload,
+     {"RELOAD [option ...]",
+      "    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+      "    * MERGE: conflicting keys will be loaded from RDB.",
+      "    * NOFLUSH: the existing database will not be removed before load, but",
+      "      conflicting keys will generate an exception and kill the server.",
+      "    * NOSAVE: the database will be loaded from an existing RDB file.", "    Examples:",
+      "    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+      "      the database.",
+      "    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+      "      existing RDB file.",
+      "    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+      "      file to the database."}},
     {"set-active-expire",
      3,
      3,

@@ -83,6 +83,7 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
                                              "OBJECT",
                                              "POPULATE",
                                              "PROTOCOL",
+                                             "RELOAD",
                                              "SET-ACTIVE-EXPIRE",
                                              "QUICKLIST-PACKED-THRESHOLD",
                                              "SET-SKIP-CHECKSUM-VALIDATION",

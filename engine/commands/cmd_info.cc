@@ -175,33 +175,33 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
 }
 
 // Unix seconds of the last successful save (INFO rdb_last_save_time, LASTSAVE). Like Redis, a
-// server that never saved counts its start as one (Keel has no persistence yet).
-int64_t LastSaveTimeS(const Engine& engine) {
-  const int64_t started_ms =
-      engine.wall_ms() - (engine.now_monotonic_us() - engine.start_monotonic_us()) / 1000;
-  return started_ms / 1000;
-}
+// server that never saved counts its start as one.
+int64_t LastSaveTimeS(const Engine& engine) { return engine.persistence().last_save_s(); }
 
 void PersistenceSection(CommandContext& context, InfoWriter& info) {
-  // Redis's values for a server that has never saved and has no AOF.
+  // Keel has no AOF yet: its fields keep Redis's values for a server without one.
   Engine& engine = context.server();
+  const Persistence& persistence = engine.persistence();
   info.Section("Persistence");
   info.Fields(
       {"loading", "async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"},
       "0");
   info.Field("current_fork_perc", "0.00");
-  info.Fields({"current_save_keys_processed", "current_save_keys_total"}, "0");
+  info.Field("current_save_keys_processed", persistence.current_keys_processed());
+  info.Field("current_save_keys_total", persistence.current_keys_total());
   // Redis's server.dirty: the keyspace counts every change its write path makes.
   info.Field("rdb_changes_since_last_save", engine.keyspace().dirty());
-  info.Field("rdb_bgsave_in_progress", "0");
+  info.Field("rdb_bgsave_in_progress", persistence.background_save_in_progress() ? "1" : "0");
   info.Field("rdb_last_save_time", LastSaveTimeS(engine));
-  info.Field("rdb_last_bgsave_status", "ok");
-  info.Field("rdb_last_bgsave_time_sec", "-1");
-  info.Field("rdb_current_bgsave_time_sec", "-1");
-  info.Fields(
-      {"rdb_saves", "rdb_last_cow_size", "rdb_last_load_keys_expired", "rdb_last_load_keys_loaded",
-       "aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"},
-      "0");
+  info.Field("rdb_last_bgsave_status", persistence.last_save_ok() ? "ok" : "err");
+  info.Field("rdb_last_bgsave_time_sec", persistence.last_save_duration_s());
+  info.Field("rdb_current_bgsave_time_sec", persistence.current_save_duration_s());
+  info.Field("rdb_saves", persistence.saves());
+  // No fork, so no copy-on-write pages.
+  info.Field("rdb_last_cow_size", "0");
+  info.Field("rdb_last_load_keys_expired", persistence.last_load_keys_expired());
+  info.Field("rdb_last_load_keys_loaded", persistence.last_load_keys_loaded());
+  info.Fields({"aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"}, "0");
   info.Field("aof_last_rewrite_time_sec", "-1");
   info.Field("aof_current_rewrite_time_sec", "-1");
   info.Field("aof_last_bgrewrite_status", "ok");
@@ -407,13 +407,14 @@ void CmdLastsave(CommandContext& context) {
 }
 
 void CmdShutdown(CommandContext& context) {
-  // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: without persistence every form but ABORT stops
-  // the server; ABORT has no shutdown in progress to cancel. As in Redis, each flag may repeat,
-  // ABORT excludes the others, and NOSAVE excludes SAVE.
+  // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: saves first with SAVE, or with save rules
+  // unless NOSAVE; ABORT has no shutdown in progress to cancel (Keel waits for no replica). As
+  // in Redis, each flag may repeat, ABORT excludes the others, and NOSAVE excludes SAVE.
   bool abort = false;
   bool save = false;
   bool nosave = false;
-  bool other = false;  // NOW, FORCE
+  bool force = false;
+  bool other = false;  // NOW
   for (size_t i = 1; i < context.argc(); i++) {
     const std::string_view option = context.arg(i);
     if (OptionIs(option, "ABORT")) {
@@ -422,14 +423,16 @@ void CmdShutdown(CommandContext& context) {
       nosave = true;
     } else if (OptionIs(option, "SAVE")) {
       save = true;
-    } else if (OptionIs(option, "NOW") || OptionIs(option, "FORCE")) {
+    } else if (OptionIs(option, "FORCE")) {
+      force = true;
+    } else if (OptionIs(option, "NOW")) {
       other = true;
     } else {
       context.reply.Error(errors::kSyntax);
       return;
     }
   }
-  if ((abort && (save || nosave || other)) || (save && nosave)) {
+  if ((abort && (save || nosave || force || other)) || (save && nosave)) {
     context.reply.Error(errors::kSyntax);
     return;
   }
@@ -437,8 +440,29 @@ void CmdShutdown(CommandContext& context) {
     context.reply.Error("ERR No shutdown in progress.");
     return;
   }
+  Engine& engine = context.server();
+  Persistence& persistence = engine.persistence();
+  if (save || (!nosave && !engine.settings().save_rules.empty())) {
+    // Redis's prepareForShutdown: a background save gives way to the final, foreground one.
+    persistence.AbortSave("Stopping the running save: a final save for the shutdown replaces it");
+    persistence.set_shutdown_force(force);
+    engine.Log(LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
+    const std::string error =
+        persistence.StartSave(Persistence::Trigger::kShutdown, &context.client);
+    if (!error.empty() || !persistence.save_in_progress()) {
+      if (!force) {
+        engine.Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
+        context.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+        return;
+      }
+    } else {
+      // The server stops once the file is durable (Engine::EndPersistenceWait).
+      engine.WaitForSave(context.client);
+      return;
+    }
+  }
   // The server loop logs "User requested shutdown..." once it stops, as for a signal.
-  context.server().RequestShutdown();
+  engine.RequestShutdown();
   // Redis closes the connection without a reply on success.
   context.client.flags |= kClientCloseAfterReply;
 }

@@ -208,6 +208,7 @@ void CmdFlushdb(CommandContext& context) {
 void CmdFlushall(CommandContext& context) {
   if (!ParseFlushOption(context)) return;
   context.keyspace.FlushAll();
+  context.SaveAfterFlushAll();
   context.ForcePropagation();
   context.reply.Ok();
 }

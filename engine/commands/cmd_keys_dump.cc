@@ -16,8 +16,10 @@
 #include "engine/db/types/set.h"
 #include "engine/db/types/set_ops.h"
 #include "engine/db/types/zset_ops.h"
+#include "engine/db/value_load.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
+#include "engine/server/value_limits.h"
 
 namespace keel {
 namespace {
@@ -125,117 +127,29 @@ uint32_t RestoredAccessClock(const CommandContext& context, const RestoreOptions
   return clock.Initial();
 }
 
-// A value read from a payload: a string's bytes, or an object-typed value's structure (owned
-// here until stored or discarded).
-struct LoadedValue {
-  ValueType type = ValueType::kString;
-  ObjectEncoding encoding = ObjectEncoding::kRaw;
-  std::string string;
-  void* object = nullptr;
-
-  void Discard(MemoryAccountant& memory) {
-    if (object == nullptr) return;
-    if (type == ValueType::kList) {
-      List::Destroy(static_cast<List*>(object), memory);
-    } else if (type == ValueType::kSet) {
-      SetValue::Destroy(static_cast<SetValue*>(object), memory);
-    } else if (type == ValueType::kHash) {
-      HashValue::Destroy(static_cast<HashValue*>(object), memory);
-    } else if (type == ValueType::kZSet) {
-      ZsetValue::Destroy(static_cast<ZsetValue*>(object), memory);
-    }
-    object = nullptr;
-  }
-};
-
 // Reads the value's type byte and the value. False after replying: "Bad data format" for a
 // type Keel does not read (as Redis refuses one it does not know) or a malformed value, the OOM
 // error when memory was refused.
 bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded) {
   uint8_t type = 0;
-  if (!reader.ReadByte(&type)) {
+  ValueLoad result = ValueLoad::kBadFormat;
+  if (reader.ReadByte(&type)) {
+    result = LoadValueOfType(type, reader, LoadLimitsOf(context.config()), context.keyspace.rng(),
+                             context.memory(), loaded);
+  }
+  if (result == ValueLoad::kOutOfMemory) {
+    context.reply.Error(errors::kOom);
+  } else if (result == ValueLoad::kBadFormat) {
     context.reply.Error("ERR Bad data format");
-    return false;
   }
-  if (type == rdb::kTypeString) {
-    if (reader.ReadString(&loaded->string, UINT32_MAX)) return true;
-  } else if (IsListRdbType(type)) {
-    const int fill = List::ClampFill(context.config().list_max_listpack_size);
-    List* list = nullptr;
-    const LoadOutcome outcome = LoadList(type, reader, fill, context.memory(), &list);
-    if (outcome == LoadOutcome::kOutOfMemory) {
-      context.reply.Error(errors::kOom);
-      return false;
-    }
-    if (outcome == LoadOutcome::kLoaded) {
-      loaded->type = ValueType::kList;
-      loaded->encoding = ObjectEncoding::kQuicklist;
-      loaded->object = list;
-      return true;
-    }
-  } else if (type == rdb::kTypeSet || type == rdb::kTypeSetIntset) {
-    const auto intset_max = static_cast<size_t>(context.config().set_max_intset_entries);
-    SetValue* set = nullptr;
-    const LoadStatus status =
-        LoadSet(type, reader, intset_max, context.keyspace.rng().Next(), context.memory(), &set);
-    if (status == LoadStatus::kOutOfMemory) {
-      context.reply.Error(errors::kOom);
-      return false;
-    }
-    if (status == LoadStatus::kLoaded) {
-      loaded->type = ValueType::kSet;
-      loaded->encoding = SetEncodingOf(*set);
-      loaded->object = set;
-      return true;
-    }
-  } else if (IsHashRdbType(type)) {
-    const HashLimits limits = {
-        .listpack_entries = static_cast<size_t>(context.config().hash_max_listpack_entries),
-        .listpack_value = static_cast<size_t>(context.config().hash_max_listpack_value)};
-    HashValue* hash = nullptr;
-    const LoadStatus status =
-        LoadHash(type, reader, limits, context.keyspace.rng().Next(), context.memory(), &hash);
-    if (status == LoadStatus::kOutOfMemory) {
-      context.reply.Error(errors::kOom);
-      return false;
-    }
-    if (status == LoadStatus::kLoaded) {
-      loaded->type = ValueType::kHash;
-      loaded->encoding = HashEncodingOf(*hash);
-      loaded->object = hash;
-      return true;
-    }
-  } else if (IsZsetRdbType(type)) {
-    const ZsetValue::Limits limits = ZsetLimits(context);
-    ZsetValue* zset = nullptr;
-    const LoadStatus status =
-        LoadZset(type, reader, limits, context.keyspace.rng().Next(), context.memory(), &zset);
-    if (status == LoadStatus::kOutOfMemory) {
-      context.reply.Error(errors::kOom);
-      return false;
-    }
-    if (status == LoadStatus::kLoaded) {
-      loaded->type = ValueType::kZSet;
-      loaded->encoding = ZsetEncodingOf(*zset);
-      loaded->object = zset;
-      return true;
-    }
-  }
-  context.reply.Error("ERR Bad data format");
-  return false;
+  return result == ValueLoad::kLoaded;
 }
 
 // Stores what LoadValue read as `key`; on kOutOfMemory the loaded value is discarded.
 Database::SetOutcome StoreLoaded(CommandContext& context, std::string_view key, uint64_t hash,
                                  LoadedValue* loaded, int64_t expire_at_ms, uint32_t access_clock) {
-  const int db = context.db_index();
-  if (loaded->type == ValueType::kString) {
-    return context.keyspace.Restore(db, key, hash, loaded->string, expire_at_ms, access_clock);
-  }
-  const Database::SetOutcome outcome = context.keyspace.RestoreObject(
-      db, key, hash, loaded->type, loaded->encoding, loaded->object, expire_at_ms, access_clock);
-  if (outcome == Database::SetOutcome::kOutOfMemory) loaded->Discard(context.memory());
-  return outcome;
+  return StoreLoadedValue(context.keyspace, context.db_index(), key, hash, loaded, expire_at_ms,
+                          access_clock);
 }
 
 // RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency].

@@ -95,6 +95,7 @@ void RegisterBitmapCommands(Registry& registry);       // SETBIT, GETBIT, BITCOU
 void RegisterBitfieldCommands(Registry& registry);     // BITFIELD, BITFIELD_RO
 void RegisterHyperLogLogCommands(Registry& registry);  // PF*
 void RegisterServerCommands(Registry& registry);
+void RegisterPersistCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
 void RegisterDiagnosticCommands(Registry& registry);     // TIME, MONITOR, SLOWLOG, LATENCY

@@ -111,6 +111,8 @@ class Keyspace {
   // rdb_changes_since_last_save). A command that changed it is propagated.
   uint64_t dirty() const { return dirty_; }
   void ResetDirty() { dirty_ = 0; }
+  // A save covered the first `changes` changes (Redis's dirty - dirty_before_bgsave).
+  void ForgetDirty(uint64_t changes) { dirty_ = dirty_ > changes ? dirty_ - changes : 0; }
 
   // Observers must outlive their registration.
   void AddObserver(KeyspaceObserver* observer);
@@ -315,6 +317,7 @@ class Keyspace {
   const Entry* RandomEntry(int db);
   const Entry* RandomVolatileEntry(int db);
   Rng& rng() { return rng_; }
+  MemoryAccountant& memory() { return memory_; }
 
   // The entry of `key` as stored, for tests that plant what no command can make yet (a value of
   // a type without commands). Bypasses the write path.

@@ -17,6 +17,12 @@ inline constexpr std::string_view kWrongType =
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kMisconf =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
 inline constexpr std::string_view kDebugNotAllowed =
     "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
     "can run it from a local connection, otherwise you need to set this option in the "

@@ -50,6 +50,8 @@ enum ClientFlag : uint32_t {
   // Subscribed to a channel or pattern (CLIENT LIST 'P'): in RESP2 it may only (un)subscribe,
   // PING, QUIT and RESET.
   kClientPubSub = 1u << 18,
+  // Waits for a save to be durable (SAVE, DEBUG RELOAD, SHUTDOWN): its input waits likewise.
+  kClientWaitingSave = 1u << 19,
 };
 
 class Client {

@@ -87,6 +87,10 @@ class CommandContext {
   // 7.0 serves it from (empty otherwise).
   std::string_view serving_key() const { return engine_.serving_key(client); }
 
+  // FLUSHALL's last step (Redis's flushAllDataAndResetRDB): with save rules, a running save
+  // stops and the now empty dataset is saved, so that a restart does not bring the keys back.
+  void SaveAfterFlushAll();
+
   // Whether this command runs inside MULTI/EXEC.
   bool in_transaction() const { return (engine_.current_call().flags & kCallInMulti) != 0; }
 

@@ -75,6 +75,16 @@ struct ConfigValues {
   bool lazyfree_lazy_server_del = false;  // RESTORE's delete of a key restored already expired
   // notify-keyspace-events as NotifyClass bits (engine/db/notify.h); 0: no notifications.
   uint32_t notify_keyspace_classes = 0;
+  // RDB snapshots: the save rules (after `seconds`, if at least `changes` writes were made, a
+  // background save starts), the file's name within `dir`, and how it is written.
+  struct SaveRule {
+    int64_t seconds;
+    int64_t changes;
+  };
+  std::vector<SaveRule> save_rules = {{3600, 1}, {300, 100}, {60, 10000}};
+  std::string dbfilename = "dump.rdb";
+  bool stop_writes_on_bgsave_error = true;
+  bool rdbchecksum = true;
   // LZF for strings of more than 20 bytes in DUMP payloads and RDB files.
   bool rdbcompression = true;
   // A new list's nodes (engine/db/types/list.h): bytes (-1..-5) or elements per node; and how

@@ -43,12 +43,13 @@ std::string Join(std::span<const std::string_view> words) {
 // save: pairs of <seconds> <changes>; "" clears. Numbers are read as strtoll reads them ("+5",
 // "05" and "" are fine), seconds must be >= 1 and changes >= 0; changes are then kept as a C int,
 // so 4294967297 reads back as 1, as in Redis.
-bool ParseSave(const ConfigSpecialInput& input, ConfigValues* /*values*/, std::string* canonical,
+bool ParseSave(const ConfigSpecialInput& input, ConfigValues* values, std::string* canonical,
                std::string* error) {
   std::span<const std::string_view> words = input.words;
   // A single "" clears the list even in the middle of a config file.
   if (words.size() == 1 && words[0].empty()) {
     canonical->clear();
+    values->save_rules.clear();
     return true;
   }
   if (words.size() % 2 != 0) {
@@ -70,6 +71,19 @@ bool ParseSave(const ConfigSpecialInput& input, ConfigValues* /*values*/, std::s
   *canonical = std::string(input.append ? input.current : std::string_view());
   if (!canonical->empty() && !pairs.empty()) *canonical += ' ';
   *canonical += pairs;
+  // The rules in force are the canonical list's pairs (those accumulated before included).
+  values->save_rules.clear();
+  std::vector<int64_t> numbers;
+  for (std::string_view rest = *canonical; !rest.empty();) {
+    const size_t space = rest.find(' ');
+    int64_t number = 0;
+    ParseStrtoll(rest.substr(0, space), 10, &number);
+    numbers.push_back(number);
+    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+  }
+  for (size_t i = 0; i + 1 < numbers.size(); i += 2) {
+    values->save_rules.push_back({numbers[i], numbers[i + 1]});
+  }
   return true;
 }
 
@@ -687,11 +701,11 @@ constexpr ConfigParam kTable[] = {
     // Snapshotting.
     Special("save", kConfigMultiArg | kConfigAccumulates, "3600 1 300 100 60 10000", ParseSave,
             RewriteSave),
-    Bool("stop-writes-on-bgsave-error", 0, "yes"),
+    Bool("stop-writes-on-bgsave-error", 0, "yes", &CV::stop_writes_on_bgsave_error),
     Bool("rdbcompression", 0, "yes", &CV::rdbcompression),
-    Bool("rdbchecksum", kImmutable, "yes"),
+    Bool("rdbchecksum", kImmutable, "yes", &CV::rdbchecksum),
     Enum("sanitize-dump-payload", 0, "no", "no yes clients"),
-    String("dbfilename", kProtected, "dump.rdb", nullptr, ValidateDbfilename),
+    String("dbfilename", kProtected, "dump.rdb", &CV::dbfilename, ValidateDbfilename),
     Bool("rdb-del-sync-files", 0, "no"),
     Special("dir", kProtected, "", ParseDir, RewriteDir),
     // Replication.

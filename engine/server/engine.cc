@@ -142,6 +142,8 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
   RefreshKeyspaceSettings();
   BeginTimeSlice();
   start_monotonic_us_ = mono_now_us_;
+  // Like Redis, a server that never saved counts its start as its last save.
+  persistence_.set_last_save_s(wall_ms() / 1000);
   startup_memory_bytes_ = memory_.used_bytes_total();
   peak_memory_bytes_ = startup_memory_bytes_;
 }
@@ -225,6 +227,12 @@ void Engine::FreeClient(Client* client) {
     blocking_.Remove(*client);
     client->blocked.reset();
     client->flags &= ~kClientBlocked;
+  }
+  if (client->flags & kClientWaitingSave) {
+    // The save goes on; only its reply has nobody to go to.
+    if (command_observer_ != nullptr) command_observer_->BlockEnded(*client);
+    persistence_.ForgetClient(*client);
+    client->flags &= ~kClientWaitingSave;
   }
   DiscardTransaction(*client);
   pubsub_.Forget(*client);
@@ -361,6 +369,12 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
     const bool deny = (EffectiveFlags(client, spec) & kCmdDenyOom) ||
                       (in_multi && role != MultiRole::kExec && role != MultiRole::kOomExempt);
     if (over && deny) return errors::kOom;
+  }
+  // Redis's writeCommandsDeniedByDiskError: after a failed background save, with
+  // stop-writes-on-bgsave-error, writes (and PING) are refused until a save succeeds.
+  if (persistence_.writes_denied() &&
+      ((EffectiveFlags(client, spec) & kCmdWrite) || spec.full_name == "ping")) {
+    return errors::kMisconf;
   }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
@@ -509,7 +523,8 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
   client.last_command = spec;
   client.commands_processed++;
   client.last_interaction_ms = command_wall_ms_;
-  return (client.flags & kClientBlocked) ? ExecuteResult::kBlocked : ExecuteResult::kDone;
+  return (client.flags & (kClientBlocked | kClientWaitingSave)) ? ExecuteResult::kBlocked
+                                                                : ExecuteResult::kDone;
 }
 
 void Engine::Replay(Client& client, std::span<const std::string_view> args, uint32_t flags) {
@@ -751,6 +766,37 @@ bool Engine::RetryBlocked(Client& client, std::string_view key) {
   return true;
 }
 
+void Engine::WaitForSave(Client& client) {
+  KEEL_ASSERT(call_depth_ == 1);
+  client.flags |= kClientWaitingSave;
+}
+
+void Engine::EndPersistenceWait(Client& client, Persistence::Trigger trigger, bool ok) {
+  KEEL_ASSERT(client.flags & kClientWaitingSave);
+  client.flags &= ~kClientWaitingSave;
+  ReplyBuilder& reply = client.reply();
+  reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  if (trigger == Persistence::Trigger::kShutdown) {
+    if (ok || persistence_.shutdown_force()) {
+      // Redis closes the connection without a reply when it exits.
+      RequestShutdown();
+      client.flags |= kClientCloseAfterReply;
+    } else {
+      Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
+      reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    }
+  } else if (ok) {
+    reply.Ok();
+  } else {
+    reply.Error("ERR");
+  }
+  if (command_observer_ != nullptr) command_observer_->BlockEnded(client);
+  EndReplySkip(client);
+  reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  QueueWakeup(client, &output_wakeups_);
+  unblocked_.push_back(client.id());
+}
+
 void Engine::EndWait(Client& client) {
   blocking_.Remove(client);
   client.blocked.reset();
@@ -935,6 +981,7 @@ void Engine::Cron() {
   stats_.ops_rate.Sample(now_ms, stats_.total_commands_processed);
   stats_.input_rate.Sample(now_ms, stats_.total_net_input_bytes);
   stats_.output_rate.Sample(now_ms, stats_.total_net_output_bytes);
+  persistence_.Cron();
   // Keep enough pooled reply chunks for the clients that exist, return the rest.
   reply_chunks_.Trim(clients_.size() < 64 ? 64 : clients_.size());
 }

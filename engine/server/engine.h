@@ -35,6 +35,7 @@
 #include "engine/server/client.h"
 #include "engine/server/config.h"
 #include "engine/server/latency.h"
+#include "engine/server/persistence.h"
 #include "engine/server/pubsub.h"
 #include "engine/server/slowlog.h"
 #include "engine/server/stats.h"
@@ -272,6 +273,17 @@ class Engine : public ErrorObserver {
     return client.blocked != nullptr ? client.blocked->serving_key : std::string_view();
   }
 
+  // --- Persistence (persistence.h) --------------------------------------------------------
+  Persistence& persistence() { return persistence_; }
+  const Persistence& persistence() const { return persistence_; }
+  // Makes the running command's client wait for the save that `persistence` runs for it: it
+  // gets its reply (EndPersistenceWait) once the save is durable or failed, and runs nothing
+  // more meanwhile. REQUIRES: the outermost command of a client served by the loop.
+  void WaitForSave(Client& client);
+  // The save `client` waited for ended: SAVE and DEBUG RELOAD get +OK or -ERR, SHUTDOWN stops
+  // the server (or, having failed without FORCE, gets Redis's error); then the client goes on.
+  void EndPersistenceWait(Client& client, Persistence::Trigger trigger, bool ok);
+
   // --- Pub/sub (pubsub.h) -----------------------------------------------------------------
   PubSub& pubsub() { return pubsub_; }
   // Delivers `message` on `channel` (a shard channel for SPUBLISH) to its subscribers and the
@@ -415,6 +427,7 @@ class Engine : public ErrorObserver {
   BlockingTable blocking_;
   std::vector<uint64_t> unblocked_;
   PubSub pubsub_;
+  Persistence persistence_{*this};
   // Publishes keyspace notifications (notify-keyspace-events with K or E); a keyspace observer
   // only while they are enabled, so that writes pay nothing for them otherwise.
   class Notifier final : public KeyspaceObserver {

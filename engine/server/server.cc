@@ -53,7 +53,8 @@ Status Server::Start() {
     return Status(StatusCode::kInvalidArgument, "Configured to not listen anywhere");
   }
   engine_.set_listener_control(this);
-  return status;
+  // As redis-server: listening first, then the dataset (a failed load exits before serving).
+  return engine_.persistence().LoadAtStartup();
 }
 
 Status Server::Rebind(const ConfigValues& next) {
@@ -128,7 +129,10 @@ std::vector<uint16_t> Server::listening_ports() const {
 }
 
 int64_t Server::WaitTimeoutUs() {
-  if (!pending_input_.empty() || engine_.shutdown_requested()) return 0;
+  if (!pending_input_.empty() || engine_.shutdown_requested() ||
+      engine_.persistence().wants_pump()) {
+    return 0;
+  }
   int64_t timeout_us = next_cron_us_ - engine_.now_monotonic_us();
   if (const int64_t deadline_us = engine_.next_block_deadline_us(); deadline_us != 0) {
     // A wait ends once its deadline is in the past.
@@ -181,13 +185,14 @@ bool Server::RunOnce() {
         break;
       }
       case EventKind::kFileSynced:
-        break;  // no file user yet (persistence issue)
+        engine_.persistence().OnFileSynced(event.handle, event.status);
+        break;
       case EventKind::kShutdownRequested:
         // The handle is the signal number (2 is SIGINT; anything else is reported as SIGTERM).
         engine_.Log(LogLevel::kWarning, event.handle == 2
                                             ? "Received SIGINT scheduling shutdown..."
                                             : "Received SIGTERM scheduling shutdown...");
-        engine_.RequestShutdown();
+        engine_.persistence().BeginShutdown();
         break;
     }
   }
@@ -208,6 +213,8 @@ bool Server::RunOnce() {
   for (uint64_t id : engine_.TakeCloseRequests()) {
     if (Client* client = engine_.FindClient(id)) Close(client, "killed");
   }
+  // A background save writes its next part between the clients' turns.
+  engine_.persistence().Pump();
   WakeOutputs();
   FlushPendingWrites();
 
@@ -349,7 +356,7 @@ void Server::ProcessPendingInput(Client* client) {
 
 size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   input_replaced_ = false;
-  if (client->flags & (kClientPostponed | kClientBlocked)) return 0;
+  if (client->flags & (kClientPostponed | kClientBlocked | kClientWaitingSave)) return 0;
   const ConfigValues& settings = engine_.settings();
   size_t position = 0;
   size_t commands = 0;

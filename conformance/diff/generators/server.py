@@ -280,7 +280,21 @@ GENERATORS = {
     "(wrong arity)": (2, wrong_arity),
 }
 
+def save(gen):
+    return [gen.token("save")] + ([] if gen.chance(0.9) else [gen.junk_word()])
+
+
+def bgsave(gen):
+    return [gen.token("bgsave")] + ([] if gen.chance(0.8) else
+                                    [gen.token("schedule") if gen.chance(0.5) else gen.junk_word()])
+
+
 NOT_GENERATED = {
+    "save": ("writes a file; a fork's timing decides what a save that overlaps another answers "
+             "(conformance/cases/persistence.txt and e2e/test_rdb_interop.py cover it)", save),
+    "bgsave": ("Redis's forked child finishes at its own pace, so whether the next BGSAVE is "
+               "refused differs by timing (conformance/cases/persistence.txt covers the replies)",
+               bgsave),
     "slowlog|get": ("its entries depend on how long commands took", slowlog_get),
     "slowlog|len": ("depends on how long commands took", slowlog_len),
     "latency|latest": ("depends on how long commands took", lambda gen: latency(gen, "latest")),
