@@ -214,6 +214,56 @@ std::vector<SortItem> LoadItems(const Entry* entry, const SortOptions& options, 
   return items;
 }
 
+// Redis's sortCommandGeneric "destructively" converts a listpack sorted set to a skiplist before
+// reading it, whatever the options (OBJECT ENCODING shows it; no change is announced). Keel
+// builds the skiplist first and puts it in place once the command has succeeded (or failed as
+// Redis fails after converting), so that memory refused anywhere leaves the set as it was.
+class ZsetConversion {
+ public:
+  ZsetConversion() = default;
+  ZsetConversion(const ZsetConversion&) = delete;
+  ZsetConversion& operator=(const ZsetConversion&) = delete;
+  ~ZsetConversion() {
+    if (skiplist_ != nullptr) ZsetValue::Destroy(skiplist_, *memory_);
+  }
+
+  // False when memory is refused.
+  bool Prepare(CommandContext& context, const ZsetValue& zset) {
+    memory_ = &context.memory();
+    original_ = &zset;
+    skiplist_ = ZsetValue::Clone(zset, *memory_);
+    if (skiplist_ != nullptr && skiplist_->ConvertToSkiplist(*memory_)) return true;
+    if (skiplist_ != nullptr) ZsetValue::Destroy(skiplist_, *memory_);
+    skiplist_ = nullptr;
+    return false;
+  }
+
+  // Puts the skiplist in place of the set it was built from, if the key still holds that set
+  // (SORT k STORE k replaced it; a BY or GET lookup may have moved its entry).
+  void Install(CommandContext& context) {
+    if (skiplist_ == nullptr) return;
+    const int db = context.db_index();
+    const std::string_view key = context.arg(1);
+    const Entry* found =
+        context.keyspace.database(db).FindConst(key, context.keyspace.Hash(db, key));
+    if (found == nullptr || found->type() != ValueType::kZSet || &ZsetOf(*found) != original_) {
+      return;
+    }
+    Entry* entry = context.keyspace.LookupWrite(db, key, kLookupNoTouch);
+    KEEL_ASSERT(entry != nullptr);
+    ZsetValue* replaced = &MutableZsetOf(*entry);
+    SetEntryObject(*entry, skiplist_);
+    skiplist_ = nullptr;
+    ZsetValue::Destroy(replaced, *memory_);
+    SyncZsetEncoding(*entry);
+  }
+
+ private:
+  MemoryAccountant* memory_ = nullptr;
+  const ZsetValue* original_ = nullptr;
+  ZsetValue* skiplist_ = nullptr;
+};
+
 void Sort(CommandContext& context, bool read_only) {
   SortOptions options;
   if (!ParseSortOptions(context, read_only, &options)) return;
@@ -230,15 +280,11 @@ void Sort(CommandContext& context, bool read_only) {
     options.alpha = true;
     options.by.reset();
   }
-  // Redis's sortCommandGeneric "destructively" converts a listpack sorted set to a skiplist
-  // before reading it, whatever the options (OBJECT ENCODING shows it; no change is announced).
-  if (entry != nullptr && entry->type() == ValueType::kZSet && ZsetOf(*entry).is_listpack()) {
-    Entry* writable = context.keyspace.LookupWrite(db, context.arg(1), kLookupNoTouch);
-    // Refused memory leaves it a listpack: the sort reads it the same.
-    if (writable != nullptr && MutableZsetOf(*writable).ConvertToSkiplist(context.memory())) {
-      SyncZsetEncoding(*writable);
-    }
-    entry = writable;
+  ZsetConversion conversion;
+  if (entry != nullptr && entry->type() == ValueType::kZSet && ZsetOf(*entry).is_listpack() &&
+      !conversion.Prepare(context, ZsetOf(*entry))) {
+    context.reply.Error(errors::kOom);
+    return;
   }
   int64_t length = 0;
   if (entry != nullptr) {
@@ -291,6 +337,7 @@ void Sort(CommandContext& context, bool read_only) {
   KEEL_ASSERT(static_cast<size_t>(std::max<int64_t>(start, 0)) + taken <= items.size());
   const size_t output_count = options.gets.empty() ? taken : options.gets.size() * taken;
   if (not_a_number) {
+    conversion.Install(context);  // Redis converted before it looked at the scores
     context.reply.Error("ERR One or more scores can't be converted into double");
     return;
   }
@@ -308,6 +355,7 @@ void Sort(CommandContext& context, bool read_only) {
         }
       }
     }
+    conversion.Install(context);
     return;
   }
   const std::string_view destination = *options.store;
@@ -315,6 +363,7 @@ void Sort(CommandContext& context, bool read_only) {
   if (output_count == 0) {
     (void)context.keyspace.LookupWrite(db, destination, hash);
     context.keyspace.Delete(db, destination, hash, events::kDel);
+    conversion.Install(context);
     context.reply.Integer(0);
     return;
   }
@@ -337,6 +386,7 @@ void Sort(CommandContext& context, bool read_only) {
   }
   (void)context.keyspace.LookupWrite(db, destination, hash);
   if (!StoreNewList(context, destination, hash, list, kSortstore, output_count)) return;
+  conversion.Install(context);
   context.reply.Integer(static_cast<int64_t>(output_count));
 }
 

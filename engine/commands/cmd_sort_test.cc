@@ -18,6 +18,27 @@ class SortTest : public StringTest {
   }
 };
 
+TEST_F(SortTest, ASortedSetBecomesASkiplistUnlessMemoryIsRefused) {
+  ASSERT_EQ(Run({"zadd", "z", "2", "b", "1", "a"}), Int(2));
+  ASSERT_EQ(Run({"object", "encoding", "z"}), Bulk("listpack"));
+  // Memory refused for the skiplist: the OOM error, and the set as it was.
+  env_.sim_memory().set_limit_bytes(env_.sim_memory().used_bytes());
+  EXPECT_EQ(Run({"sort", "z", "alpha"}), Err(errors::kOom));
+  env_.sim_memory().set_limit_bytes(0);
+  EXPECT_EQ(Run({"object", "encoding", "z"}), Bulk("listpack"));
+  EXPECT_EQ(Run({"sort", "z", "alpha"}), Bulks({"a", "b"}));
+  EXPECT_EQ(Run({"object", "encoding", "z"}), Bulk("skiplist"));
+  EXPECT_EQ(Run({"zrange", "z", "0", "-1", "withscores"}), Bulks({"a", "1", "b", "2"}));
+  // SORT k STORE k replaces the set with the list: nothing is put in place of it.
+  ASSERT_EQ(Run({"zadd", "y", "1", "3"}), Int(1));
+  EXPECT_EQ(Run({"sort", "y", "store", "y"}), Int(1));
+  EXPECT_EQ(Run({"type", "y"}), Status("list"));
+  // A score that is no number fails, after the conversion, as in Redis.
+  ASSERT_EQ(Run({"zadd", "x", "1", "notanumber"}), Int(1));
+  EXPECT_EQ(Run({"sort", "x"}), Err("ERR One or more scores can't be converted into double"));
+  EXPECT_EQ(Run({"object", "encoding", "x"}), Bulk("skiplist"));
+}
+
 TEST_F(SortTest, NumbersByDefaultAlphaAndDescAndLimit) {
   Run({"rpush", "l", "3", "1", "2", "10", "0x10"});
   EXPECT_EQ(Run({"sort", "l"}), Bulks({"1", "2", "3", "10", "0x10"}));

@@ -134,8 +134,13 @@ Expected Sort(Call& call, bool read_only) {
       source->type != ValueType::kZSet) {
     return Error(kWrongType);
   }
-  // Redis converts a listpack sorted set to a skiplist before sorting it.
-  if (source != nullptr && source->type == ValueType::kZSet) source->encoding = Encoding::kSkiplist;
+  // Redis converts a listpack sorted set to a skiplist before sorting it; when memory is refused
+  // Keel leaves it a listpack and replies the OOM error.
+  if (source != nullptr && source->type == ValueType::kZSet &&
+      source->encoding == Encoding::kListpack) {
+    if (call.context.allocation_refused) return Error(kOomError);
+    source->encoding = Encoding::kSkiplist;
+  }
   const bool is_set = source != nullptr && source->type == ValueType::kSet;
   if (options.dont_sort && is_set && options.store) {
     options.dont_sort = false;
