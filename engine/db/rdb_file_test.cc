@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "engine/db/digest.h"
+#include "engine/db/rdb_format.h"
+#include "engine/db/types/listpack.h"
 #include "engine/server/persistence.h"
 #include "sim/testing/fixtures.h"
 
@@ -123,6 +125,51 @@ TEST_F(RdbFileTest, HeaderErrorsNameTheProblem) {
   EXPECT_EQ(Load(bytes).error.rfind("FATAL: Data file was created with a Redis server", 0), 0u);
   // A module's aux data cannot be read without the module.
   EXPECT_NE(Load("REDIS0010\xf7\x01").error.find("module"), std::string::npos);
+}
+
+// A listpack of `elements`, as Redis 7.2 writes a small set (RDB_TYPE_SET_LISTPACK).
+std::string ListpackOf(std::initializer_list<std::string_view> elements) {
+  size_t total = listpack::kHeaderBytes + 1;
+  for (std::string_view element : elements) total += listpack::EntryBytes(element);
+  std::string blob(total, '\0');
+  auto* bytes = reinterpret_cast<unsigned char*>(blob.data());
+  listpack::SetHeader(bytes, static_cast<uint32_t>(total), elements.size());
+  unsigned char* at = bytes + listpack::kHeaderBytes;
+  for (std::string_view element : elements) {
+    listpack::WriteEntry(element, at);
+    at += listpack::EntryBytes(element);
+  }
+  *at = listpack::kEnd;
+  return blob;
+}
+
+TEST_F(RdbFileTest, Redis72ListpackSetsLoadAsRedis70Sets) {
+  std::string bytes = "REDIS0011";
+  bytes += "\xfe";
+  bytes += '\0';
+  for (const auto& [key, blob] :
+       {std::pair<std::string, std::string>{"ints", ListpackOf({"1", "2", "3"})},
+        {"words", ListpackOf({"a", "b", "7"})}}) {
+    bytes += static_cast<char>(rdb::kTypeSetListpack);
+    rdb::WriteString(&bytes, key, false);
+    rdb::WriteString(&bytes, blob, false);
+  }
+  const RdbLoadResult result = Load(bytes + "\xff" + std::string(8, '\0'));
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.version, 11);
+  EXPECT_EQ(Run({"object", "encoding", "ints"}), testing::Bulk("intset"));
+  EXPECT_EQ(Run({"object", "encoding", "words"}), testing::Bulk("hashtable"));
+  EXPECT_EQ(Run({"sismember", "words", "b"}), testing::Int(1));
+  EXPECT_EQ(Run({"scard", "ints"}), testing::Int(3));
+  engine_->keyspace().FlushAll();
+  // A repeated member is corrupt, as is a malformed listpack.
+  std::string repeated = "REDIS0011\xfe";
+  repeated += '\0';
+  repeated += static_cast<char>(rdb::kTypeSetListpack);
+  rdb::WriteString(&repeated, "s", false);
+  rdb::WriteString(&repeated, ListpackOf({"x", "x"}), false);
+  EXPECT_FALSE(Load(repeated + "\xff" + std::string(8, '\0')).ok);
+  EXPECT_EQ(Keys(), 0u);
 }
 
 TEST_F(RdbFileTest, ExpiredKeysAreDroppedAndDuplicatesRefused) {

@@ -26,6 +26,7 @@ inline constexpr uint8_t kTypeListZiplist = 10;     // one ziplist (before Redis
 inline constexpr uint8_t kTypeSetIntset = 11;       // one intset
 inline constexpr uint8_t kTypeListQuicklist = 14;   // ziplist nodes (Redis 3.2 to 6.2)
 inline constexpr uint8_t kTypeListQuicklist2 = 18;  // listpack nodes (Redis 7.0)
+inline constexpr uint8_t kTypeSetListpack = 20;     // one listpack (Redis 7.2; loaded only)
 
 // Appends rdbSaveLen's encoding of `length`: 6, 14, 32 or 64 bits.
 void WriteLength(std::string* out, uint64_t length);

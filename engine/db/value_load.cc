@@ -25,8 +25,8 @@ void LoadedValue::Discard(MemoryAccountant& memory) {
 }
 
 bool IsLoadableRdbType(uint8_t rdb_type) {
-  return rdb_type == rdb::kTypeString || IsListRdbType(rdb_type) || rdb_type == rdb::kTypeSet ||
-         rdb_type == rdb::kTypeSetIntset || IsHashRdbType(rdb_type) || IsZsetRdbType(rdb_type);
+  return rdb_type == rdb::kTypeString || IsListRdbType(rdb_type) || IsSetRdbType(rdb_type) ||
+         IsHashRdbType(rdb_type) || IsZsetRdbType(rdb_type);
 }
 
 namespace {
@@ -62,7 +62,7 @@ ValueLoad LoadValueOfType(uint8_t rdb_type, rdb::Reader& reader, const ValueLoad
     loaded->object = list;
     return ValueLoad::kLoaded;
   }
-  if (rdb_type == rdb::kTypeSet || rdb_type == rdb::kTypeSetIntset) {
+  if (IsSetRdbType(rdb_type)) {
     SetValue* set = nullptr;
     const ValueLoad result =
         FromStatus(LoadSet(rdb_type, reader, limits.set_intset_entries, rng.Next(), memory, &set));

@@ -165,20 +165,6 @@ LoadStatus LoadPairs(const std::vector<std::string>& elements, const HashLimits&
   return loader.Finish(out);
 }
 
-bool ReadListpack(std::string_view blob, std::vector<std::string>* elements) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(blob.data());
-  size_t count = 0;
-  if (!listpack::Validate(bytes, blob.size(), &count)) return false;
-  const unsigned char* entry = bytes + listpack::kHeaderBytes;
-  listpack::Element element;
-  for (size_t i = 0; i < count; i++) {
-    element.Read(entry);
-    elements->emplace_back(element.view());
-    entry += listpack::EntrySize(entry);
-  }
-  return *entry == listpack::kEnd;
-}
-
 uint64_t ReadLittleEndian(const unsigned char* in, size_t bytes) {
   uint64_t value = 0;
   for (size_t i = 0; i < bytes; i++) value |= static_cast<uint64_t>(in[i]) << (8 * i);
@@ -344,7 +330,7 @@ LoadStatus LoadHash(uint8_t rdb_type, rdb::Reader& reader, const HashLimits& lim
   std::vector<std::string> elements;
   bool valid = false;
   if (rdb_type == rdb::kTypeHashListpack) {
-    valid = ReadListpack(blob, &elements);
+    valid = listpack::ReadAll(blob, &elements);
   } else if (rdb_type == rdb::kTypeHashZiplist) {
     valid = ReadZiplist(blob, &elements);
   } else {

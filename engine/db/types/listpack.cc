@@ -286,4 +286,18 @@ bool Validate(const unsigned char* listpack, size_t size, size_t* count) {
   return true;
 }
 
+bool ReadAll(std::string_view blob, std::vector<std::string>* elements) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(blob.data());
+  size_t count = 0;
+  if (!Validate(bytes, blob.size(), &count)) return false;
+  const unsigned char* entry = bytes + kHeaderBytes;
+  Element element;
+  for (size_t i = 0; i < count; i++) {
+    element.Read(entry);
+    elements->emplace_back(element.view());
+    entry += EntrySize(entry);
+  }
+  return *entry == kEnd;
+}
+
 }  // namespace keel::listpack

@@ -14,7 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace keel::listpack {
 
@@ -69,5 +71,9 @@ bool EntryEquals(const unsigned char* entry, std::string_view element);
 // entry's encoding and back length are consistent and inside the buffer, the end byte is last,
 // and the header count (unless unknown) matches. On success `*count` is the element count.
 bool Validate(const unsigned char* listpack, size_t size, size_t* count);
+
+// Every element of the untrusted listpack `blob` (validated as Validate does), appended to
+// `*elements`; false when it is malformed.
+bool ReadAll(std::string_view blob, std::vector<std::string>* elements);
 
 }  // namespace keel::listpack

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "engine/base/numbers.h"
 #include "engine/db/digest.h"
+#include "engine/db/types/listpack.h"
 #include "engine/db/types/set.h"
 
 namespace keel {
@@ -50,13 +52,13 @@ void SetDigest(const Entry& entry, DigestBuilder& digest) {
   SetOf(entry).ForEach([&](std::string_view member) { digest.Xor(member); });
 }
 
-LoadStatus LoadPlainSet(rdb::Reader& reader, size_t intset_max, uint64_t hash_seed,
-                        MemoryAccountant& memory, SetValue** out) {
-  uint64_t length = 0;
-  if (!reader.ReadLength(&length) || length == 0) return LoadStatus::kCorrupt;
-  // Each member takes at least a byte: a claimed length past that is corrupt, and the table's
-  // first size is bounded by what the payload can hold.
-  if (length > reader.remaining()) return LoadStatus::kCorrupt;
+// Builds a loaded set of `length` members, each from next(&member) (false: malformed), as Redis
+// 7.0's rdbLoadObject does: an intset while the members are integers and no more than
+// `intset_max`, converted at the first that is not; a repeated member is corrupt.
+template <typename Next>
+LoadStatus LoadMembers(uint64_t length, Next&& next, size_t intset_max, uint64_t hash_seed,
+                       MemoryAccountant& memory, SetValue** out) {
+  if (length == 0) return LoadStatus::kCorrupt;  // an empty key, which Redis refuses
   SetValue* set = length > intset_max
                       ? SetValue::CreateHashtable(memory, hash_seed, static_cast<size_t>(length))
                       : SetValue::Create(memory, hash_seed);
@@ -64,7 +66,7 @@ LoadStatus LoadPlainSet(rdb::Reader& reader, size_t intset_max, uint64_t hash_se
   std::string member;
   LoadStatus status = LoadStatus::kLoaded;
   for (uint64_t i = 0; i < length && status == LoadStatus::kLoaded; i++) {
-    if (!reader.ReadString(&member, UINT32_MAX)) {
+    if (!next(&member)) {
       status = LoadStatus::kCorrupt;
       break;
     }
@@ -97,6 +99,37 @@ LoadStatus LoadPlainSet(rdb::Reader& reader, size_t intset_max, uint64_t hash_se
   return status;
 }
 
+LoadStatus LoadPlainSet(rdb::Reader& reader, size_t intset_max, uint64_t hash_seed,
+                        MemoryAccountant& memory, SetValue** out) {
+  uint64_t length = 0;
+  if (!reader.ReadLength(&length)) return LoadStatus::kCorrupt;
+  // Each member takes at least a byte: a claimed length past that is corrupt, and the table's
+  // first size is bounded by what the payload can hold.
+  if (length > reader.remaining()) return LoadStatus::kCorrupt;
+  return LoadMembers(
+      length, [&](std::string* member) { return reader.ReadString(member, UINT32_MAX); },
+      intset_max, hash_seed, memory, out);
+}
+
+// Redis 7.2's listpack set (RDB_TYPE_SET_LISTPACK): Keel, as Redis 7.0, keeps small sets as an
+// intset or a hashtable, so the members load as a plain set's.
+LoadStatus LoadListpackSet(rdb::Reader& reader, size_t intset_max, uint64_t hash_seed,
+                           MemoryAccountant& memory, SetValue** out) {
+  std::string blob;
+  std::vector<std::string> members;
+  if (!reader.ReadString(&blob, UINT32_MAX) || !listpack::ReadAll(blob, &members)) {
+    return LoadStatus::kCorrupt;
+  }
+  size_t next = 0;
+  return LoadMembers(
+      members.size(),
+      [&](std::string* member) {
+        *member = std::move(members[next++]);
+        return true;
+      },
+      intset_max, hash_seed, memory, out);
+}
+
 }  // namespace
 
 const ValueOps kSetOps = {
@@ -116,6 +149,9 @@ ObjectEncoding SetEncodingOf(const SetValue& set) {
 LoadStatus LoadSet(uint8_t rdb_type, rdb::Reader& reader, size_t intset_max, uint64_t hash_seed,
                    MemoryAccountant& memory, SetValue** out) {
   if (rdb_type == rdb::kTypeSet) return LoadPlainSet(reader, intset_max, hash_seed, memory, out);
+  if (rdb_type == rdb::kTypeSetListpack) {
+    return LoadListpackSet(reader, intset_max, hash_seed, memory, out);
+  }
   KEEL_ASSERT(rdb_type == rdb::kTypeSetIntset);
   std::string blob;
   if (!reader.ReadString(&blob, UINT32_MAX)) return LoadStatus::kCorrupt;

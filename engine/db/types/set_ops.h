@@ -21,6 +21,12 @@ ObjectEncoding SetEncodingOf(const SetValue& set);
 
 enum class LoadStatus : uint8_t { kLoaded, kCorrupt, kOutOfMemory };
 
+// Whether `rdb_type` is one of the set types LoadSet reads.
+inline bool IsSetRdbType(uint8_t rdb_type) {
+  return rdb_type == rdb::kTypeSet || rdb_type == rdb::kTypeSetIntset ||
+         rdb_type == rdb::kTypeSetListpack;
+}
+
 // Reads a set serialised as RDB type `rdb_type` (rdb::kTypeSet or rdb::kTypeSetIntset) as
 // Redis 7.0's rdbLoadObject does: a plain set of integers no longer than `intset_max` loads as
 // an intset, an intset longer than it as a hashtable. Empty sets, repeated members and malformed
