@@ -338,4 +338,18 @@ TEST_F(HashCommandsTest, RefusedMemoryChangesNothing) {
 }
 
 }  // namespace
+// The rdb_load fuzzer's find: updating the one large field of a hashtable hash with a value of
+// another size compacted the arena, found the old record still most of it, and compacted again
+// until the stack overflowed (two HSETs crashed the server).
+TEST_F(HashCommandsTest, UpdatingALargeFieldWithAnotherSizeDoesNotRecurse) {
+  ASSERT_EQ(Run({"hset", "h", "f", std::string(5000, 'a')}), Int(1));
+  EXPECT_EQ(Run({"hset", "h", "f", std::string(6000, 'b')}), Int(0));
+  EXPECT_EQ(Run({"hget", "h", "f"}), Bulk(std::string(6000, 'b')));
+  EXPECT_EQ(Run({"hset", "h", "f", std::string(4097, 'c'), "g", "1"}), Int(1));
+  EXPECT_EQ(Run({"hset", "h", "f", std::string(9000, 'd')}), Int(0));
+  EXPECT_EQ(Run({"hstrlen", "h", "f"}), Int(9000));
+  EXPECT_EQ(Run({"hget", "h", "g"}), Bulk("1"));
+  EXPECT_EQ(Run({"hlen", "h"}), Int(2));
+}
+
 }  // namespace keel::testing

@@ -288,10 +288,10 @@ HashValue::SetOutcome HashValue::ListpackSet(std::string_view field, std::string
 HashValue::SetOutcome HashValue::TableSet(std::string_view field, std::string_view value,
                                           MemoryAccountant& memory) {
   const uint64_t hash = HashOf(field);
-  const size_t index = Locate(field, hash);
+  size_t index = Locate(field, hash);
   const size_t record_bytes = RecordBytes(field, value);
   if (index != SIZE_MAX) {
-    const size_t offset = OffsetOf(slots_[index]);
+    size_t offset = OffsetOf(slots_[index]);
     const Pair old = PairAt(offset);
     if (old.value.size() == value.size()) {
       if (!value.empty())
@@ -299,13 +299,15 @@ HashValue::SetOutcome HashValue::TableSet(std::string_view field, std::string_vi
       return SetOutcome::kUpdated;
     }
     // The new record goes at the end of the arena and the slot follows it; the old one is dead.
-    // An arena that must grow anyway is compacted instead when it is mostly dead.
+    // An arena that must grow anyway is compacted first when it is mostly dead. Once only: the
+    // old record itself may be most of the compacted arena (one large field updated), and
+    // compacting again would never end (it once recursed until the stack overflowed).
     if (arena_used_ + record_bytes > arena_capacity_ &&
         TooMuchDead(arena_dead_ + (old.end - offset), arena_used_)) {
-      if (!Rebuild(64 - home_shift_, memory)) {
-        return SetOutcome::kOutOfMemory;
-      }
-      return TableSet(field, value, memory);
+      if (!Rebuild(64 - home_shift_, memory)) return SetOutcome::kOutOfMemory;
+      index = Locate(field, hash);
+      KEEL_ASSERT(index != SIZE_MAX);
+      offset = OffsetOf(slots_[index]);
     }
     if (!ReserveArena(record_bytes, memory)) return SetOutcome::kOutOfMemory;
     const size_t dead = PairAt(offset).end - offset;  // the arena may have moved
