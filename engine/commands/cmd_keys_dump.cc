@@ -6,16 +6,9 @@
 
 #include "engine/base/crc64.h"
 #include "engine/base/numbers.h"
-#include "engine/commands/cmd_zset_common.h"
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
-#include "engine/db/types/hash.h"
-#include "engine/db/types/hash_ops.h"
-#include "engine/db/types/list_rdb.h"
-#include "engine/db/types/set.h"
-#include "engine/db/types/set_ops.h"
-#include "engine/db/types/zset_ops.h"
 #include "engine/db/value_load.h"
 #include "engine/db/value_ops.h"
 #include "engine/server/config.h"
@@ -145,13 +138,6 @@ bool LoadValue(CommandContext& context, rdb::Reader& reader, LoadedValue* loaded
   return result == ValueLoad::kLoaded;
 }
 
-// Stores what LoadValue read as `key`; on kOutOfMemory the loaded value is discarded.
-Database::SetOutcome StoreLoaded(CommandContext& context, std::string_view key, uint64_t hash,
-                                 LoadedValue* loaded, int64_t expire_at_ms, uint32_t access_clock) {
-  return StoreLoadedValue(context.keyspace, context.db_index(), key, hash, loaded, expire_at_ms,
-                          access_clock);
-}
-
 // RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency].
 void CmdRestore(CommandContext& context) {
   RestoreOptions options;
@@ -197,8 +183,9 @@ void CmdRestore(CommandContext& context) {
     context.reply.Ok();
     return;
   }
-  if (StoreLoaded(context, key, hash, &loaded, expire_at_ms,
-                  RestoredAccessClock(context, options)) == Database::SetOutcome::kOutOfMemory) {
+  if (StoreLoadedValue(context.keyspace, db, key, hash, &loaded, expire_at_ms,
+                       RestoredAccessClock(context, options)) ==
+      Database::SetOutcome::kOutOfMemory) {
     context.reply.Error(errors::kOom);
     return;
   }
