@@ -156,6 +156,13 @@ std::string ApplyConfigSet(CommandContext& context, const std::vector<ConfigChan
                                             ? "Unable to listen on this port. Check server logs."
                                             : "Failed to bind to specified addresses.");
       }
+    } else if (param.name == "appendonly") {
+      // Redis's updateAppendonly: turning the AOF on starts its first rewrite, now.
+      if (!next.appendonly) {
+        context.server().aof().Disable();
+      } else if (!context.server().aof().Enable()) {
+        return SetFailure(change.entry, "Unable to turn on AOF. Check server logs.");
+      }
     } else if (IsTlsParam(param) && !tls_checked) {
       tls_checked = true;
       const bool enabled = staged.Get(*Config::Find("tls-port")) != "0" ||

@@ -319,6 +319,9 @@ void DebugStringmatchTest(CommandContext& context) {
 // (unless NOFLUSH) and loads the file back (with MERGE, a key in the file replaces the one in
 // memory). Keel reloads from the bytes it saves, then replies once the file is durable.
 void DebugReload(CommandContext& context) {
+  // What it loads is what it saved (or the file on disk): replaying it would change nothing but
+  // save again, so it is not propagated (Redis's rdbSave resets server.dirty).
+  context.PreventPropagation();
   bool merge = false;
   bool flush = true;
   bool save = true;
@@ -367,6 +370,22 @@ void DebugReload(CommandContext& context) {
   engine.WaitForSave(context.client);
 }
 
+// DEBUG LOADAOF: the AOF's buffer is written out, and the keyspace replaced by what the AOF files
+// hold. Redis exits when they cannot be loaded; Keel replies with an error and keeps nothing
+// half loaded (the keyspace is then empty, as after a failed load at start).
+void DebugLoadAof(CommandContext& context) {
+  Engine& engine = context.server();
+  // The keyspace was replaced by what the AOF already holds: nothing to propagate (Redis resets
+  // server.dirty for the same reason).
+  context.PreventPropagation();
+  if (!engine.aof().Reload()) {
+    context.reply.Error("ERR Error trying to load the AOF files, check server logs.");
+    return;
+  }
+  engine.Log(LogLevel::kNotice, "Append Only File loaded by DEBUG LOADAOF");
+  context.reply.Ok();
+}
+
 void DebugPauseCron(CommandContext& context) {
   context.server().set_cron_paused(CAtoi(context.arg(2)) != 0);
   context.reply.Ok();
@@ -407,6 +426,11 @@ const DebugSubcommand kSubcommands[] = {
       "    Return a Redis protocol error with <string> as message. Useful for clients",
       "    unit tests to simulate Redis errors."}},
     {"log", 3, 3, DebugLog, {"LOG <message>", "    Write <message> to the server log."}},
+    {"loadaof",
+     2,
+     2,
+     DebugLoadAof,
+     {"LOADAOF", "    Flush the AOF buffers on disk and reload the AOF in memory."}},
     {"object",
      3,
      3,

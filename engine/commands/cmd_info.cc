@@ -179,7 +179,6 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
 int64_t LastSaveTimeS(const Engine& engine) { return engine.persistence().last_save_s(); }
 
 void PersistenceSection(CommandContext& context, InfoWriter& info) {
-  // Keel has no AOF yet: its fields keep Redis's values for a server without one.
   Engine& engine = context.server();
   const Persistence& persistence = engine.persistence();
   info.Section("Persistence");
@@ -201,13 +200,25 @@ void PersistenceSection(CommandContext& context, InfoWriter& info) {
   info.Field("rdb_last_cow_size", "0");
   info.Field("rdb_last_load_keys_expired", persistence.last_load_keys_expired());
   info.Field("rdb_last_load_keys_loaded", persistence.last_load_keys_loaded());
-  info.Fields({"aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"}, "0");
-  info.Field("aof_last_rewrite_time_sec", "-1");
-  info.Field("aof_current_rewrite_time_sec", "-1");
-  info.Field("aof_last_bgrewrite_status", "ok");
-  info.Fields({"aof_rewrites", "aof_rewrites_consecutive_failures"}, "0");
-  info.Field("aof_last_write_status", "ok");
+  const Aof& aof = engine.aof();
+  info.Field("aof_enabled", aof.enabled() ? "1" : "0");
+  info.Field("aof_rewrite_in_progress", aof.rewrite_in_progress() ? "1" : "0");
+  info.Field("aof_rewrite_scheduled", aof.rewrite_scheduled() ? "1" : "0");
+  info.Field("aof_last_rewrite_time_sec", aof.last_rewrite_duration_s());
+  info.Field("aof_current_rewrite_time_sec", aof.current_rewrite_duration_s());
+  info.Field("aof_last_bgrewrite_status", aof.last_rewrite_ok() ? "ok" : "err");
+  info.Field("aof_rewrites", aof.rewrites());
+  info.Field("aof_rewrites_consecutive_failures", aof.rewrite_failures());
+  info.Field("aof_last_write_status", aof.last_write_ok() ? "ok" : "err");
   info.Fields({"aof_last_cow_size", "module_fork_in_progress", "module_fork_last_cow_size"}, "0");
+  if (aof.enabled()) {
+    info.Field("aof_current_size", aof.current_size());
+    info.Field("aof_base_size", aof.base_size());
+    info.Field("aof_pending_rewrite", aof.rewrite_scheduled() ? "1" : "0");
+    info.Field("aof_buffer_length", static_cast<uint64_t>(aof.buffer_length()));
+    info.Field("aof_pending_bio_fsync", static_cast<uint64_t>(aof.pending_fsyncs()));
+    info.Field("aof_delayed_fsync", "0");
+  }
 }
 
 void StatsSection(CommandContext& context, InfoWriter& info) {

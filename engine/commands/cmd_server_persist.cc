@@ -1,4 +1,4 @@
-// SAVE and BGSAVE: RDB snapshots (engine/server/persistence.h). LASTSAVE, SHUTDOWN's save and
+// SAVE and BGSAVE: RDB snapshots (engine/server/persistence.h); BGREWRITEAOF (aof.h). LASTSAVE, SHUTDOWN's save and
 // INFO persistence are in cmd_info.cc, DEBUG RELOAD in cmd_debug.cc.
 #include "engine/commands/context.h"
 #include "engine/server/engine.h"
@@ -36,10 +36,21 @@ void CmdBgsave(CommandContext& context) {
       return;
     }
   }
-  (void)schedule;  // it matters only while an AOF rewrite runs, which Keel does not have yet
   Persistence& persistence = context.server().persistence();
   if (persistence.save_in_progress()) {
     context.reply.Error("ERR Background save already in progress");
+    return;
+  }
+  // Redis runs one child at a time: while the AOF is rewritten, BGSAVE waits if asked to.
+  if (context.server().aof().rewrite_in_progress()) {
+    if (schedule) {
+      persistence.ScheduleBackgroundSave();
+      context.reply.SimpleString("Background saving scheduled");
+    } else {
+      context.reply.Error(
+          "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+          "SCHEDULE in order to schedule a BGSAVE whenever possible.");
+    }
     return;
   }
   // Inside EXEC the snapshot would catch the transaction half done: it starts from cron.
@@ -54,6 +65,19 @@ void CmdBgsave(CommandContext& context) {
     return;
   }
   context.reply.SimpleString("Background saving started");
+}
+
+// BGREWRITEAOF: rewrites the AOF from a snapshot of this instant (aof.h), also when the AOF is
+// off (a base and a manifest are written, as Redis does).
+void CmdBgrewriteaof(CommandContext& context) {
+  const std::string outcome = context.server().aof().StartRewrite(context.in_transaction());
+  if (outcome.empty()) {
+    context.reply.SimpleString("Background append only file rewriting started");
+  } else if (outcome == "scheduled") {
+    context.reply.SimpleString("Background append only file rewriting scheduled");
+  } else {
+    context.reply.Error(outcome);
+  }
 }
 
 constexpr CommandDef kPersistCommands[] = {
@@ -80,6 +104,17 @@ constexpr CommandDef kPersistCommands[] = {
      .args = "?schedule=SCHEDULE@3.2.2",
      .handler = CmdBgsave,
      .history = "3.2.2 Added the `SCHEDULE` option."},
+    {.name = "bgrewriteaof",
+     .arity = 1,
+     .flags = "admin noscript no_async_loading",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .summary = "Asynchronously rewrite the append-only file",
+     .args = "",
+     .handler = CmdBgrewriteaof},
 };
 
 }  // namespace

@@ -149,6 +149,8 @@ class Loader {
       : bytes_(bytes), reader_(bytes), keyspace_(keyspace), options_(options), result_(result) {}
 
   bool Run();
+  // Bytes read so far (after Run: where the RDB ended, e.g. an AOF's command tail begins).
+  size_t position() const { return bytes_.size() - reader_.remaining(); }
 
  private:
   bool Fail(std::string error) {
@@ -165,7 +167,6 @@ class Loader {
     }
     return true;
   }
-  size_t position() const { return bytes_.size() - reader_.remaining(); }
   bool ReadHeader();
   bool ReadAux();
   bool ReadModuleAux();
@@ -365,6 +366,7 @@ RdbLoadResult LoadRdb(std::string_view bytes, Keyspace& keyspace, const RdbLoadO
   RdbLoadResult result;
   Loader loader(bytes, keyspace, options, &result);
   result.ok = loader.Run();
+  result.bytes_read = loader.position();
   if (!result.ok) keyspace.FlushAll();
   keyspace.ResetDirty();
   return result;

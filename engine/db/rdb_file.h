@@ -140,6 +140,8 @@ struct RdbLoadResult {
   int64_t ctime_s = 0;                // the "ctime" aux field, if any
   std::string redis_version;          // the "redis-ver" aux field, if any
   std::vector<std::string> warnings;  // things skipped (functions, unknown aux fields)
+  // Where the file ended (after the checksum): an AOF with an RDB preamble goes on from there.
+  size_t bytes_read = 0;
 };
 
 // Loads the RDB file `bytes` into `keyspace`. On failure the keyspace is emptied (a file never

@@ -52,6 +52,8 @@ enum ClientFlag : uint32_t {
   kClientPubSub = 1u << 18,
   // Waits for a save to be durable (SAVE, DEBUG RELOAD, SHUTDOWN): its input waits likewise.
   kClientWaitingSave = 1u << 19,
+  // appendfsync always: its replies wait until the AOF bytes they may depend on are durable.
+  kClientAofHeld = 1u << 20,
 };
 
 class Client {
@@ -86,6 +88,9 @@ class Client {
   uint64_t commands_processed = 0;
   // Wall time when the normal-class soft output limit was first exceeded; 0 while under it.
   int64_t soft_limit_since_ms = 0;
+  // appendfsync always: the AOF stream offset that must be durable before its pending replies
+  // are written (the stream's end when they were made).
+  uint64_t aof_hold_offset = 0;
   // The commands queued since MULTI (created with the first one; null outside a transaction and
   // once the transaction is flagged, since a doomed transaction queues nothing).
   std::unique_ptr<Transaction> transaction;

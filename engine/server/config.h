@@ -85,6 +85,20 @@ struct ConfigValues {
   std::string dbfilename = "dump.rdb";
   bool stop_writes_on_bgsave_error = true;
   bool rdbchecksum = true;
+  // The append-only file (engine/server/aof.h): whether it is on, its files' base name and
+  // directory within `dir`, and when its writes are synced (appendfsync: 0 everysec, 1 always,
+  // 2 no, the order of the parameter's choices).
+  bool appendonly = false;
+  std::string appendfilename = "appendonly.aof";
+  std::string appenddirname = "appendonlydir";
+  int64_t appendfsync = 0;
+  bool no_appendfsync_on_rewrite = false;
+  int64_t auto_aof_rewrite_percentage = 100;
+  int64_t auto_aof_rewrite_min_size = 64 * 1024 * 1024;
+  bool aof_load_truncated = true;
+  bool aof_use_rdb_preamble = true;
+  bool aof_timestamp_enabled = false;
+  bool aof_disable_auto_gc = false;
   // LZF for strings of more than 20 bytes in DUMP payloads and RDB files.
   bool rdbcompression = true;
   // A new list's nodes (engine/db/types/list.h): bytes (-1..-5) or elements per node; and how

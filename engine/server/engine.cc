@@ -376,6 +376,13 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
       ((EffectiveFlags(client, spec) & kCmdWrite) || spec.full_name == "ping")) {
     return errors::kMisconf;
   }
+  // The same for the AOF (Redis: "-MISCONF Errors writing to the AOF file: ..."), while a write,
+  // a sync or the manifest of the AOF is failing.
+  if (aof_.writes_denied() &&
+      ((EffectiveFlags(client, spec) & kCmdWrite) || spec.full_name == "ping")) {
+    refusal_ = aof_.MisconfError();
+    return refusal_;
+  }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
   if ((client.flags & kClientMonitor) &&
@@ -982,6 +989,7 @@ void Engine::Cron() {
   stats_.input_rate.Sample(now_ms, stats_.total_net_input_bytes);
   stats_.output_rate.Sample(now_ms, stats_.total_net_output_bytes);
   persistence_.Cron();
+  aof_.Cron();
   // Keep enough pooled reply chunks for the clients that exist, return the rest.
   reply_chunks_.Trim(clients_.size() < 64 ? 64 : clients_.size());
 }

@@ -35,6 +35,7 @@
 #include "engine/server/client.h"
 #include "engine/server/config.h"
 #include "engine/server/latency.h"
+#include "engine/server/aof.h"
 #include "engine/server/persistence.h"
 #include "engine/server/pubsub.h"
 #include "engine/server/slowlog.h"
@@ -276,6 +277,9 @@ class Engine : public ErrorObserver {
   // --- Persistence (persistence.h) --------------------------------------------------------
   Persistence& persistence() { return persistence_; }
   const Persistence& persistence() const { return persistence_; }
+  // The append-only file (aof.h).
+  Aof& aof() { return aof_; }
+  const Aof& aof() const { return aof_; }
   // Makes the running command's client wait for the save that `persistence` runs for it: it
   // gets its reply (EndPersistenceWait) once the save is durable or failed, and runs nothing
   // more meanwhile. REQUIRES: the outermost command of a client served by the loop.
@@ -428,6 +432,7 @@ class Engine : public ErrorObserver {
   std::vector<uint64_t> unblocked_;
   PubSub pubsub_;
   Persistence persistence_{*this};
+  Aof aof_{*this};
   // Publishes keyspace notifications (notify-keyspace-events with K or E); a keyspace observer
   // only while they are enabled, so that writes pay nothing for them otherwise.
   class Notifier final : public KeyspaceObserver {

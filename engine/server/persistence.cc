@@ -105,9 +105,7 @@ RdbLoadOptions Persistence::LoadOptions() const {
 
 // --- Loading ----------------------------------------------------------------------------------
 
-Status Persistence::ReadFile(std::string* bytes) {
-  FileSystem& files = engine_.env().files();
-  const std::string path = PathOf(engine_.settings().dbfilename);
+Status ReadWholeFile(FileSystem& files, std::string_view path, std::string* bytes) {
   Result<FileId> opened = files.Open(path, OpenMode::kRead);
   if (!opened.ok()) return opened.status();
   const FileId file = opened.value();
@@ -128,6 +126,10 @@ Status Persistence::ReadFile(std::string* bytes) {
   }
   files.Close(file).IgnoreError();
   return status;
+}
+
+Status Persistence::ReadFile(std::string* bytes) {
+  return ReadWholeFile(engine_.env().files(), PathOf(engine_.settings().dbfilename), bytes);
 }
 
 bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result) {
@@ -388,7 +390,8 @@ void Persistence::ForgetClient(const Client& client) {
 }
 
 void Persistence::Cron() {
-  if (job_ != nullptr) return;
+  // One background job at a time, as Redis's one child: saves wait for an AOF rewrite.
+  if (job_ != nullptr || engine_.aof().rewrite_in_progress()) return;
   const ConfigValues& settings = engine_.settings();
   const int64_t now_s = engine_.wall_ms() / 1000;
   const bool may_retry = last_save_ok_ || now_s - last_try_s_ > kRetryDelayS;

@@ -31,6 +31,9 @@ namespace keel {
 class Client;
 class Engine;
 
+// Reads the whole file at `path` into `*bytes` (kNotFound when it does not exist).
+Status ReadWholeFile(FileSystem& files, std::string_view path, std::string* bytes);
+
 class Persistence {
  public:
   explicit Persistence(Engine& engine);
@@ -103,6 +106,11 @@ class Persistence {
   uint64_t last_load_keys_loaded() const { return last_load_keys_loaded_; }
   uint64_t last_load_keys_expired() const { return last_load_keys_expired_; }
 
+  // How RDB files are written and loaded under the configuration in force (the AOF's RDB base
+  // files too).
+  RdbWriteOptions WriteOptions() const;
+  RdbLoadOptions LoadOptions() const;
+
   // The path of `name` in `dir`, and the directory itself ("." for the working directory).
   std::string PathOf(std::string_view name) const;
   std::string Directory() const;
@@ -121,8 +129,6 @@ class Persistence {
   void Fail(std::string_view log_line, bool failed = true);
   // Answers the waiting client, if it is still there, and lets it go on.
   void Release(bool ok);
-  RdbWriteOptions WriteOptions() const;
-  RdbLoadOptions LoadOptions() const;
 
   Engine& engine_;
   std::unique_ptr<Job> job_;

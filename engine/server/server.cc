@@ -53,8 +53,12 @@ Status Server::Start() {
     return Status(StatusCode::kInvalidArgument, "Configured to not listen anywhere");
   }
   engine_.set_listener_control(this);
-  // As redis-server: listening first, then the dataset (a failed load exits before serving).
-  return engine_.persistence().LoadAtStartup();
+  // As redis-server: listening first, then the dataset (a failed load exits before serving):
+  // from the AOF when it is on, as Redis prefers it to the RDB.
+  if (!engine_.settings().appendonly) return engine_.persistence().LoadAtStartup();
+  status = engine_.aof().LoadAtStartup();
+  if (!status.ok()) return status;
+  return engine_.aof().OpenAtStartup();
 }
 
 Status Server::Rebind(const ConfigValues& next) {
@@ -130,7 +134,7 @@ std::vector<uint16_t> Server::listening_ports() const {
 
 int64_t Server::WaitTimeoutUs() {
   if (!pending_input_.empty() || engine_.shutdown_requested() ||
-      engine_.persistence().wants_pump()) {
+      engine_.persistence().wants_pump() || engine_.aof().wants_pump()) {
     return 0;
   }
   int64_t timeout_us = next_cron_us_ - engine_.now_monotonic_us();
@@ -185,7 +189,9 @@ bool Server::RunOnce() {
         break;
       }
       case EventKind::kFileSynced:
-        engine_.persistence().OnFileSynced(event.handle, event.status);
+        if (!engine_.aof().OnFileSynced(event.handle, event.status)) {
+          engine_.persistence().OnFileSynced(event.handle, event.status);
+        }
         break;
       case EventKind::kShutdownRequested:
         // The handle is the signal number (2 is SIGINT; anything else is reported as SIGTERM).
@@ -215,7 +221,11 @@ bool Server::RunOnce() {
   }
   // A background save writes its next part between the clients' turns.
   engine_.persistence().Pump();
+  engine_.aof().Pump();
   WakeOutputs();
+  // The AOF gets this iteration's writes before any reply leaves (Redis's beforeSleep).
+  engine_.aof().FlushBuffer();
+  ReleaseAofHeld();
   FlushPendingWrites();
 
   if (engine_.now_monotonic_us() >= next_cron_us_) {
@@ -225,12 +235,14 @@ bool Server::RunOnce() {
     if (!engine_.cron_paused()) {
       engine_.Cron();
       ClientsCron();
+      engine_.aof().FlushBuffer();
     }
   }
   FreeClosed();
 
   if (engine_.shutdown_requested()) {
     engine_.Log(LogLevel::kWarning, "User requested shutdown...");
+    DrainAof();
     Shutdown();
     engine_.Log(LogLevel::kWarning, "Keel is now ready to exit, bye bye...");
     return false;
@@ -511,10 +523,14 @@ void Server::QueueWrite(Client* client) {
 }
 
 void Server::FlushPendingWrites() {
+  const bool aof_holds = engine_.aof().HoldsReplies();
+  const uint64_t aof_offset = engine_.aof().written_offset();
   // Flushing never queues new writes, so the list can be walked in place.
   for (Client* client : pending_writes_) {
     client->flags &= ~kClientPendingWrite;
     if (client->flags & kClientCloseAsap) continue;
+    // A reply may depend on anything written before it, by any client.
+    if (aof_holds) client->aof_hold_offset = aof_offset;
     // A client waiting for writability is flushed by its kWritable event instead.
     if (client->flags & kClientWriteInterest) continue;
     Flush(client);
@@ -524,7 +540,60 @@ void Server::FlushPendingWrites() {
 
 void Server::OnWritable(Client* client) { Flush(client); }
 
+bool Server::HoldForAof(Client* client) {
+  if (client->flags & kClientAofHeld) return true;
+  Aof& aof = engine_.aof();
+  if (!aof.HoldsReplies() || client->aof_hold_offset <= aof.durable_offset()) return false;
+  client->flags |= kClientAofHeld;
+  aof_held_.push_back(client);
+  // No writability events while held: the release flushes it.
+  UpdateInterest(client, !(client->flags & kClientReadPaused), false);
+  return true;
+}
+
+void Server::ReleaseAofHeld() {
+  if (aof_held_.empty()) return;
+  Aof& aof = engine_.aof();
+  const uint64_t durable = aof.durable_offset();
+  std::vector<Client*> released;
+  std::erase_if(aof_held_, [&](Client* client) {
+    // Turned off, or durable: the replies go.
+    if (aof.HoldsReplies() && client->aof_hold_offset > durable) return false;
+    client->flags &= ~kClientAofHeld;
+    released.push_back(client);
+    return true;
+  });
+  for (Client* client : released) {
+    if (!(client->flags & kClientCloseAsap)) Flush(client);
+  }
+}
+
+void Server::DrainAof() {
+  Aof& aof = engine_.aof();
+  aof.BeginShutdown();
+  // Redis fsyncs the AOF before exiting; the loop waits for the syncs in flight, for at most
+  // a bound (a disk that never answers must not keep the process).
+  constexpr int64_t kDrainLimitUs = 10 * 1000 * 1000;
+  constexpr int64_t kDrainWaitUs = 100 * 1000;
+  const int64_t start_us = engine_.env().clock().MonotonicUs();
+  while (aof.pending_syncs() > 0 &&
+         engine_.env().clock().MonotonicUs() - start_us < kDrainLimitUs) {
+    const size_t count = engine_.env().Wait(kDrainWaitUs, events_.data(), events_.size());
+    for (size_t i = 0; i < count; i++) {
+      const Event& event = events_[i];
+      if (event.kind != EventKind::kFileSynced) continue;
+      if (!aof.OnFileSynced(event.handle, event.status)) {
+        engine_.persistence().OnFileSynced(event.handle, event.status);
+      }
+    }
+  }
+  if (aof.pending_syncs() > 0) {
+    engine_.Log(LogLevel::kWarning, "The AOF's last sync did not complete before exiting");
+  }
+}
+
 void Server::Flush(Client* client) {
+  if (HoldForAof(client)) return;
   engine_.stats().total_writes_processed++;
   OutputBuffer& output = client->output();
   ConstSlice slices[limits::kWriteSlicesMax];
@@ -594,6 +663,7 @@ void Server::FreeClosed() {
     std::erase(pending_writes_, client);
     std::erase(pending_input_, client);
     std::erase(postponed_, client);
+    std::erase(aof_held_, client);
     engine_.FreeClient(client);
   }
   closed_.clear();
@@ -645,6 +715,7 @@ void Server::Shutdown() {
   pending_writes_.clear();
   pending_input_.clear();
   postponed_.clear();
+  aof_held_.clear();
   closed_.clear();
 }
 

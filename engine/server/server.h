@@ -80,6 +80,12 @@ class Server final : public ListenerControl {
   void QueueWrite(Client* client);
   void FlushPendingWrites();
   void Flush(Client* client);
+  // appendfsync always: whether `client`'s replies must wait for the AOF (it is then held), and
+  // the release of the held clients whose wait is over.
+  bool HoldForAof(Client* client);
+  void ReleaseAofHeld();
+  // Before exiting: the AOF's last bytes are written and synced (within a bound).
+  void DrainAof();
   void CheckOutputLimits(Client* client);
   void UpdateInterest(Client* client, bool readable, bool writable);
   void Close(Client* client, std::string_view reason);
@@ -97,6 +103,7 @@ class Server final : public ListenerControl {
   std::vector<Client*> input_turn_;  // pending_input_ being served (kept for its capacity)
   std::vector<Client*> closed_;
   std::vector<Client*> postponed_;  // in the order their commands were held
+  std::vector<Client*> aof_held_;   // kClientAofHeld
   bool input_replaced_ = false;     // the last ProcessCommands rebuilt the client's query buffer
   uint64_t resumed_pause_epoch_ = 0;
   std::vector<Event> events_;
