@@ -12,7 +12,7 @@ seconds=${1:-60}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(resp_parser reply_codec commands config set_load hash_load
-  zset_load hll_read rdb_load)
+  zset_load hll_read rdb_load aof_load)
 
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz || { echo "fuzz build failed"; exit 1; }
 

@@ -51,13 +51,17 @@ std::string Word(Choices& choices) {
 // durable, so while the client waits for one the disk is waited for (a bounded number of times).
 void DriveSaves(Engine& engine, sim::SimEnv& env, const Client& client) {
   Persistence& persistence = engine.persistence();
+  Aof& aof = engine.aof();
   for (int turn = 0; turn < 1000; turn++) {
     persistence.Pump();
+    aof.Pump();
+    aof.FlushBuffer();
     const bool waiting = (client.flags & kClientWaitingSave) != 0;
     Event events[16];
     const size_t count = env.Wait(waiting ? 1000 : 0, events, 16);
     for (size_t i = 0; i < count; i++) {
-      if (events[i].kind == EventKind::kFileSynced) {
+      if (events[i].kind == EventKind::kFileSynced &&
+          !aof.OnFileSynced(events[i].handle, events[i].status)) {
         persistence.OnFileSynced(events[i].handle, events[i].status);
       }
     }

@@ -51,6 +51,9 @@ void HllReadOneInput(const uint8_t* data, size_t size);
 // The RDB file loader, over arbitrary bytes as a whole file (rdb_load_fuzz.cc).
 void RdbLoadOneInput(const uint8_t* data, size_t size);
 
+// Loading the AOF at start, over arbitrary bytes as one of its files (aof_load_fuzz.cc).
+void AofLoadOneInput(const uint8_t* data, size_t size);
+
 struct Harness {
   std::string_view name;  // also the corpus folder: corpus/fuzz/<name>/
   void (*one_input)(const uint8_t* data, size_t size);
@@ -61,7 +64,7 @@ inline constexpr Harness kHarnesses[] = {
     {"commands", CommandsOneInput},      {"config", ConfigOneInput},
     {"set_load", SetLoadOneInput},       {"hash_load", HashLoadOneInput},
     {"zset_load", ZsetLoadOneInput},     {"hll_read", HllReadOneInput},
-    {"rdb_load", RdbLoadOneInput},
+    {"rdb_load", RdbLoadOneInput},       {"aof_load", AofLoadOneInput},
 };
 
 }  // namespace keel::fuzz
