@@ -512,4 +512,26 @@ MUTATIONS = [
         "find": "      List::Position at = list.Seek(options.desc ? list.size() - first - 1 : first);\n",
         "replace": "      List::Position at = list.Seek(first);\n",
     },
+    {
+        "name": "aof-new-incr-without-select",
+        "why": "a new incremental AOF file does not start with SELECT: after a rewrite, writes "
+               "to a database other than 0 load into database 0",
+        "file": "engine/server/aof.cc",
+        "find": "  incr_requested_ = 0;\n  selected_db_ = -1;\n  // Bytes of the new file",
+        "replace": "  incr_requested_ = 0;\n  // Bytes of the new file",
+    },
+    {
+        "name": "aof-rewrite-drops-expiry",
+        "why": "a command-form AOF base leaves out PEXPIREAT: keys with a TTL load without one",
+        "file": "engine/db/aof_rewrite.cc",
+        "find": "  if (entry.has_expiry()) {\n    AppendCount(&out_, '*', 3);",
+        "replace": "  if (false && entry.has_expiry()) {\n    AppendCount(&out_, '*', 3);",
+    },
+    {
+        "name": "aof-transaction-not-replayed",
+        "why": "loading the AOF drops the commands of every MULTI/EXEC block",
+        "file": "engine/server/aof.cc",
+        "find": "        for (const auto& command : queued) run(command);\n",
+        "replace": "",
+    },
 ]

@@ -103,6 +103,10 @@ std::string RunPlan::Describe() const {
           std::to_string(hz) + ", step up to " + std::to_string(step_us_max) +
           " us, loop iterations per step up to " + std::to_string(server_iterations_max) +
           ", replica lag " + std::to_string(replica_lag_ms) + " ms";
+  if (!appendfsync.empty()) {
+    text += ", aof " + appendfsync + (aof_rdb_preamble ? " rdb-preamble" : " commands") +
+            ", rewrite per million " + std::to_string(aof_rewrite_per_million);
+  }
   return text;
 }
 
@@ -173,6 +177,15 @@ void DrawServer(Rng& rng, RunPlan& plan) {
   }
 }
 
+// The AOF, drawn after everything else so that adding it moved none of the earlier draws.
+void DrawPersistence(Rng& rng, RunPlan& plan) {
+  if (rng.Below(2) == 0) return;
+  plan.appendfsync = std::string(Pick(rng, {std::string_view("everysec"),
+                                           std::string_view("always"), std::string_view("no")}));
+  plan.aof_rdb_preamble = rng.Below(2) == 0;
+  plan.aof_rewrite_per_million = SwarmPerMillion(rng, 20'000);
+}
+
 // With an output limit, make sure something pushes against it: slow readers, pipelines deep
 // enough and values large enough that replies pile up past the limit.
 void AddOutputPressure(RunPlan& plan) {
@@ -202,6 +215,7 @@ RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
   DrawFaults(rng, plan);
   DrawServer(rng, plan);
   AddOutputPressure(plan);
+  DrawPersistence(rng, plan);
 
   if (overrides.clients) plan.clients = std::clamp(*overrides.clients, 1, kClientsMax);
   if (overrides.ops) plan.ops = std::max(*overrides.ops, 0);

@@ -73,6 +73,12 @@ struct RunPlan {
   // How much later than the primary the simulated replica applies what it propagates
   // (sim/simulator/replica.h).
   int64_t replica_lag_ms = 1;
+  // The AOF: "" (off), "everysec", "always" or "no" (appendfsync), its base format, and how
+  // often (per million steps) the simulation starts a rewrite. At the end the files are loaded
+  // into a new engine, which must hold what the server held.
+  std::string appendfsync;
+  bool aof_rdb_preamble = true;
+  uint32_t aof_rewrite_per_million = 0;
 
   // Every parameter on one line, for traces and reports.
   std::string Describe() const;

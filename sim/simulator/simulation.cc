@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/db/digest.h"
 #include "engine/server/engine.h"
 #include "engine/server/server.h"
 #include "sim/simulator/invariants.h"
@@ -94,7 +95,8 @@ class Simulation {
       : plan_(plan),
         env_(plan.seed),
         workload_rng_(plan.seed ^ 0x776f726b6c6f6164ull),
-        client_rng_(plan.seed ^ 0x636c69656e747321ull) {
+        client_rng_(plan.seed ^ 0x636c69656e747321ull),
+        aof_rng_(plan.seed ^ 0x616f6672657772ull) {
     trace_.set_sink(sink);
     env_.set_trace(&trace_);
   }
@@ -125,6 +127,7 @@ class Simulation {
   std::string Outstanding() const;
   void Drain();
   void Shutdown();
+  void CheckAofLoads(const std::string& digest);
 
   RunPlan plan_;
   Trace trace_;
@@ -135,6 +138,8 @@ class Simulation {
   std::unique_ptr<Replica> replica_;
   Rng workload_rng_;  // which commands
   Rng client_rng_;    // what the clients do with them, and client-side faults
+  Rng aof_rng_;       // when AOF rewrites start
+  Config config_;     // the server's, for the engine that loads the AOF at the end
   std::vector<SimulatedClient> clients_;
   std::vector<std::string> args_;
   // Output-buffer-limit closes the engine counted that no closed connection has accounted for
@@ -171,6 +176,13 @@ void Simulation::Start() {
     SetConfig(config, "client-output-buffer-limit",
               "normal " + std::to_string(plan_.output_hard_bytes) + " 0 0");
   }
+  if (!plan_.appendfsync.empty()) {
+    SetConfig(config, "appendonly", "yes");
+    SetConfig(config, "appendfsync", plan_.appendfsync);
+    SetConfig(config, "aof-use-rdb-preamble", plan_.aof_rdb_preamble ? "yes" : "no");
+    SetConfig(config, "auto-aof-rewrite-percentage", "0");
+  }
+  config_ = config;
   engine_ = std::make_unique<Engine>(env_, std::move(config));
   server_ = std::make_unique<Server>(*engine_);
   const Status started = server_->Start();
@@ -428,10 +440,30 @@ void Simulation::Step() {
     ClientStep(client);
     if (failed()) return;
   }
+  // A rewrite now and then, while the clients go on writing (refused while one runs).
+  if (!plan_.appendfsync.empty() && workload::Chance(aof_rng_, plan_.aof_rewrite_per_million)) {
+    const std::string outcome = engine_->aof().StartRewrite(/*in_exec=*/false);
+    trace_.Record(TraceKind::kNote, 0, 0,
+                  "BGREWRITEAOF: " + (outcome.empty() ? std::string("started") : outcome));
+  }
   MoveClock();
   RunServer(
       1 + static_cast<int>(client_rng_.Below(static_cast<uint64_t>(plan_.server_iterations_max))));
   Check();
+}
+
+void Simulation::CheckAofLoads(const std::string& digest) {
+  // What the AOF files hold, loaded by a new engine on the same disk, is what the server held.
+  Engine loader(env_, config_);
+  const Status loaded = loader.aof().LoadAtStartup();
+  if (!loaded.ok()) {
+    Fail("aof: the files do not load: " + loaded.ToString());
+    return;
+  }
+  const std::string reloaded = DatasetDigestHex(loader.keyspace());
+  if (reloaded != digest) {
+    Fail("aof: the files load to digest " + reloaded + ", the server held " + digest);
+  }
 }
 
 // What the connections still wait for, for liveness failures.
@@ -510,8 +542,15 @@ void Simulation::Shutdown() {
          std::to_string(kShutdownIterationsMax) + " iterations after every client closed");
     return;
   }
+  // As keel-server does before it exits: the AOF's syncs in flight (a manifest naming a new
+  // incremental file among them) complete.
+  for (int i = 0; i < kShutdownIterationsMax && engine_->aof().pending_syncs() > 0 && !failed();
+       i++) {
+    RunServer(1);
+  }
   Check();
   if (failed()) return;
+  const std::string digest = DatasetDigestHex(engine_->keyspace());
   engine_->set_command_observer(nullptr);
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
@@ -523,6 +562,7 @@ void Simulation::Shutdown() {
          std::to_string(memory.used_bytes()) + " bytes in " + std::to_string(memory.live_blocks()) +
          " blocks");
   }
+  if (!failed() && !plan_.appendfsync.empty()) CheckAofLoads(digest);
 }
 
 RunResult Simulation::Run() {
