@@ -289,7 +289,15 @@ def bgsave(gen):
                                     [gen.token("schedule") if gen.chance(0.5) else gen.junk_word()])
 
 
+def bgrewriteaof(gen):
+    return [gen.token("bgrewriteaof")] + ([] if gen.chance(0.9) else [gen.junk_word()])
+
+
 NOT_GENERATED = {
+    "bgrewriteaof": ("writes files; Redis's forked child finishes at its own pace, so whether the "
+                     "next BGREWRITEAOF or BGSAVE is refused differs by timing "
+                     "(conformance/cases/aof.txt and e2e/test_aof_interop.py cover it)",
+                     bgrewriteaof),
     "save": ("writes a file; a fork's timing decides what a save that overlaps another answers "
              "(conformance/cases/persistence.txt and e2e/test_rdb_interop.py cover it)", save),
     "bgsave": ("Redis's forked child finishes at its own pace, so whether the next BGSAVE is "
