@@ -17,7 +17,8 @@ namespace {
 
 // What Keel's RDB writer makes of an empty keyspace (version 10, no aux fields needed).
 const std::string kEmptyRdb = std::string("REDIS0010\xff", 10) + std::string(8, '\0');
-const std::string kGoodIncr = "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n";
+const std::string kGoodIncr =
+    "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n";
 
 void WriteFile(sim::SimEnv& env, const std::string& path, std::string_view bytes) {
   Result<FileId> file = env.files().Open(path, OpenMode::kCreateTruncate);
@@ -82,7 +83,8 @@ void AofLoadOneInput(const uint8_t* data, size_t size) {
     }
     digest = DatasetDigestHex(engine.keyspace());
   }
-  const std::string* before = last_file.empty() ? nullptr : env.sim_files().Content(dir + last_file);
+  const std::string* before =
+      last_file.empty() ? nullptr : env.sim_files().Content(dir + last_file);
   const size_t size_before = before != nullptr ? before->size() : 0;
   Engine again(env, LoadConfig(load_truncated));
   FUZZ_CHECK(again.aof().LoadAtStartup().ok());

@@ -80,6 +80,7 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
                                              "DIGEST-VALUE",
                                              "ERROR",
                                              "LOG",
+                                             "LOADAOF",
                                              "OBJECT",
                                              "POPULATE",
                                              "PROTOCOL",
@@ -94,10 +95,13 @@ TEST_F(DebugTest, HelpListsWhatKeelHasInRedisOrder) {
   EXPECT_EQ(names, expected);
   EXPECT_EQ(help.elements[0],
             Status("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
-  EXPECT_EQ(help.elements[13], Status("OBJECT <key>"));
-  EXPECT_EQ(help.elements[14], Status("    Show low level info about `key` and associated value."));
-  EXPECT_EQ(help.elements[15], Status("POPULATE <count> [<prefix>] [<size>]"));
-  EXPECT_EQ(help.elements[22], Status("    integer, double, bignum, null, array, set, map, attrib, "
+  EXPECT_EQ(help.elements[13], Status("LOADAOF"));
+  EXPECT_EQ(help.elements[14],
+            Status("    Flush the AOF buffers on disk and reload the AOF in memory."));
+  EXPECT_EQ(help.elements[15], Status("OBJECT <key>"));
+  EXPECT_EQ(help.elements[16], Status("    Show low level info about `key` and associated value."));
+  EXPECT_EQ(help.elements[17], Status("POPULATE <count> [<prefix>] [<size>]"));
+  EXPECT_EQ(help.elements[24], Status("    integer, double, bignum, null, array, set, map, attrib, "
                                       "push, verbatim,"));
 }
 

@@ -1,5 +1,5 @@
-// SAVE and BGSAVE: RDB snapshots (engine/server/persistence.h); BGREWRITEAOF (aof.h). LASTSAVE, SHUTDOWN's save and
-// INFO persistence are in cmd_info.cc, DEBUG RELOAD in cmd_debug.cc.
+// SAVE and BGSAVE: RDB snapshots (engine/server/persistence.h); BGREWRITEAOF (aof.h).
+// LASTSAVE, SHUTDOWN's save and INFO persistence are in cmd_info.cc, DEBUG RELOAD in cmd_debug.cc.
 #include "engine/commands/context.h"
 #include "engine/server/engine.h"
 

@@ -59,7 +59,9 @@ struct Aof::Rewrite {
   size_t pending_bytes() const {
     return rdb ? rdb_sink->writer().pending_bytes() : command_sink->pending_bytes();
   }
-  std::string TakeBytes() { return rdb ? rdb_sink->writer().TakeBytes() : command_sink->TakeBytes(); }
+  std::string TakeBytes() {
+    return rdb ? rdb_sink->writer().TakeBytes() : command_sink->TakeBytes();
+  }
   void Finish() {
     if (rdb) {
       rdb_sink->writer().Finish();
@@ -152,10 +154,10 @@ Status Aof::LoadAtStartup() {
     std::string ignored;
     const std::string old_style = engine_.persistence().PathOf(engine_.settings().appendfilename);
     if (ReadWholeFile(engine_.env().files(), old_style, &ignored).ok()) {
-      engine_.Log(LogLevel::kWarning,
-                  "Found an old-style AOF file " + old_style +
-                      ": Keel does not migrate it into " + engine_.settings().appenddirname +
-                      " yet. Start redis-server 7.0 on it once to migrate it.");
+      engine_.Log(LogLevel::kWarning, "Found an old-style AOF file " + old_style +
+                                          ": Keel does not migrate it into " +
+                                          engine_.settings().appenddirname +
+                                          " yet. Start redis-server 7.0 on it once to migrate it.");
       return Status(StatusCode::kInvalidArgument, "old-style AOF");
     }
     return Status::Ok();
@@ -206,11 +208,10 @@ Status Aof::LoadFiles() {
     }
     current_size_ += size;
     if (files[i]->type == 'b') base_size_ = size;
-    engine_.Log(LogLevel::kNotice, std::string("DB loaded from ") +
-                                       (files[i]->type == 'b' ? "base" : "incr") + " file " +
-                                       files[i]->name + ": " +
-                                       Seconds(engine_.env().clock().MonotonicUs() - started_us) +
-                                       " seconds");
+    engine_.Log(LogLevel::kNotice,
+                std::string("DB loaded from ") + (files[i]->type == 'b' ? "base" : "incr") +
+                    " file " + files[i]->name + ": " +
+                    Seconds(engine_.env().clock().MonotonicUs() - started_us) + " seconds");
   }
   engine_.keyspace().ResetDirty();
   return Status::Ok();
@@ -307,8 +308,7 @@ Status Aof::ReplayCommands(std::string_view name, std::string_view bytes, size_t
       bool unknown_subcommand = false;
       if (engine_.registry().Resolve(args, &unknown_subcommand) == nullptr) {
         engine_.Log(LogLevel::kWarning, "Unknown command '" + std::string(args[0]) +
-                                            "' reading the append only file " +
-                                            std::string(name));
+                                            "' reading the append only file " + std::string(name));
         status = Status(StatusCode::kInvalidArgument, "unknown command");
         break;
       }
@@ -330,8 +330,8 @@ Status Aof::ReplayCommands(std::string_view name, std::string_view bytes, size_t
     }
     if (read == AofReadStatus::kEnd) {
       if (in_multi) {
-        engine_.Log(LogLevel::kWarning, "Revert incomplete MULTI/EXEC transaction in AOF file " +
-                                            std::string(name));
+        engine_.Log(LogLevel::kWarning,
+                    "Revert incomplete MULTI/EXEC transaction in AOF file " + std::string(name));
         *valid_up_to = before_multi;
         *truncated = true;
       }
@@ -391,8 +391,8 @@ Status Aof::OpenAtStartup() {
   FileSystem& files = engine_.env().files();
   Result<FileId> opened = files.Open(FilePath(last.name), OpenMode::kAppend);
   if (!opened.ok()) {
-    engine_.Log(LogLevel::kWarning, "Can't open the append-only file " + last.name + ": " +
-                                        opened.status().message());
+    engine_.Log(LogLevel::kWarning,
+                "Can't open the append-only file " + last.name + ": " + opened.status().message());
     return opened.status();
   }
   Result<uint64_t> size = files.Size(opened.value());
@@ -408,8 +408,8 @@ Status Aof::OpenAtStartup() {
   QueueBarrier(incr_seq_, written_offset_);
   RequestSync();
   WriteManifest();
-  engine_.Log(LogLevel::kNotice, std::string(existed ? "Opening" : "Creating") +
-                                     " AOF incr file " + last.name + " on server start");
+  engine_.Log(LogLevel::kNotice, std::string(existed ? "Opening" : "Creating") + " AOF incr file " +
+                                     last.name + " on server start");
   return Status::Ok();
 }
 
@@ -655,8 +655,8 @@ Status Aof::SwitchIncr(const AofFileInfo& info) {
   Result<FileId> opened =
       engine_.env().files().Open(FilePath(info.name), OpenMode::kCreateTruncate);
   if (!opened.ok()) {
-    engine_.Log(LogLevel::kWarning, "Can't open the append-only file " + info.name + ": " +
-                                        opened.status().message());
+    engine_.Log(LogLevel::kWarning,
+                "Can't open the append-only file " + info.name + ": " + opened.status().message());
     return opened.status();
   }
   RetireIncr();
@@ -851,13 +851,14 @@ std::string Aof::BeginRewrite(bool enabling, bool at_startup) {
                 "Creating AOF incr file " + info.name +
                     (at_startup ? " on server start" : " on background rewrite"));
   }
-  rewrite->temp_name = "temp-rewriteaof-bg-" + Int64ToString(static_cast<int64_t>(next_temp_++)) +
-                       ".aof";
+  rewrite->temp_name =
+      "temp-rewriteaof-bg-" + Int64ToString(static_cast<int64_t>(next_temp_++)) + ".aof";
   Result<FileId> opened =
       engine_.env().files().Open(FilePath(rewrite->temp_name), OpenMode::kCreateTruncate);
   if (!opened.ok()) {
-    engine_.Log(LogLevel::kWarning, "Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): " +
-                                        opened.status().message());
+    engine_.Log(LogLevel::kWarning,
+                "Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): " +
+                    opened.status().message());
     last_rewrite_ok_ = false;
     rewrite_failures_++;
     return "ERR";
@@ -873,7 +874,8 @@ std::string Aof::BeginRewrite(bool enabling, bool at_startup) {
   rewrite->snapshot = std::make_unique<Snapshot>(engine_.keyspace(), rewrite->sink());
   rewrite_ = std::move(rewrite);
   rewrite_scheduled_ = false;
-  rewrites_++;
+  // The base made at start is not a background rewrite (Redis makes it synchronously).
+  if (!at_startup) rewrites_++;
   if (!at_startup) engine_.Log(LogLevel::kNotice, "Background append only file rewriting started");
   return "";
 }
@@ -914,8 +916,8 @@ void Aof::OnRewriteSynced(StatusCode code) {
   Rewrite& rewrite = *rewrite_;
   FileSystem& files = engine_.env().files();
   if (code != StatusCode::kOk) {
-    FailRewrite(std::string("Error syncing the AOF rewrite (") +
-                std::string(StatusCodeName(code)) + ")");
+    FailRewrite(std::string("Error syncing the AOF rewrite (") + std::string(StatusCodeName(code)) +
+                ")");
     return;
   }
   if (rewrite.phase == Rewrite::Phase::kSyncBase) {
@@ -925,8 +927,7 @@ void Aof::OnRewriteSynced(StatusCode code) {
     // sync, so that it never names a file the disk may not have.
     AofManifest next = manifest_;
     rewrite.base_name = next.NewBase(engine_.settings().appendfilename, rewrite.rdb);
-    const Status renamed =
-        files.Rename(FilePath(rewrite.temp_name), FilePath(rewrite.base_name));
+    const Status renamed = files.Rename(FilePath(rewrite.temp_name), FilePath(rewrite.base_name));
     if (!renamed.ok()) {
       FailRewrite("Error trying to rename the temporary AOF base file " + rewrite.temp_name +
                   " into " + rewrite.base_name + ": " + renamed.message());
@@ -1063,7 +1064,8 @@ void Aof::BeginShutdown() {
   if (incr_file_ != 0 && incr_requested_ < incr_size_ && !data_sync_in_flight_) RequestSync();
 }
 
-// --- DEBUG LOADAOF --------------------------------------------------------------------------------
+// --- DEBUG LOADAOF
+// --------------------------------------------------------------------------------
 
 bool Aof::Reload() {
   if (state_ != State::kOff && !buffer_.empty()) AppendBuffer();

@@ -142,9 +142,9 @@ class Aof final : public PropagationSink {
   // A sync in flight, accounted for in request order.
   struct PendingSync {
     uint64_t token = 0;
-    FileId file = 0;          // 0: a manifest barrier (completes with a durable manifest)
-    uint64_t offset = 0;      // the stream offset it makes durable
-    int64_t incr_seq = 0;     // for a barrier: the incremental file that must be listed
+    FileId file = 0;       // 0: a manifest barrier (completes with a durable manifest)
+    uint64_t offset = 0;   // the stream offset it makes durable
+    int64_t incr_seq = 0;  // for a barrier: the incremental file that must be listed
     bool done = false;
     bool failed = false;
   };
@@ -196,9 +196,9 @@ class Aof final : public PropagationSink {
   State state_ = State::kOff;
   AofManifest manifest_;  // what the files are (the durable one may lag behind)
   FileId incr_file_ = 0;
-  int64_t incr_seq_ = 0;         // the current incremental file's sequence number
-  uint64_t incr_size_ = 0;       // bytes appended to it
-  uint64_t incr_requested_ = 0;  // of them, covered by a sync requested
+  int64_t incr_seq_ = 0;               // the current incremental file's sequence number
+  uint64_t incr_size_ = 0;             // bytes appended to it
+  uint64_t incr_requested_ = 0;        // of them, covered by a sync requested
   std::vector<FileId> retired_files_;  // switched away from, closed once synced
   int selected_db_ = -1;
   int64_t last_timestamp_s_ = 0;

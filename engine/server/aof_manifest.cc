@@ -72,8 +72,8 @@ std::string AofManifest::NewBase(std::string_view filename, bool rdb) {
   }
   AofFileInfo info;
   info.seq = ++base_seq;
-  info.name = std::string(filename) + "." + Int64ToString(info.seq) + ".base" +
-              (rdb ? ".rdb" : ".aof");
+  info.name =
+      std::string(filename) + "." + Int64ToString(info.seq) + ".base" + (rdb ? ".rdb" : ".aof");
   info.type = 'b';
   base = info;
   return info.name;

@@ -51,10 +51,11 @@ TEST(AofManifestTest, NamesThatNeedQuotingRoundTrip) {
 TEST(AofManifestTest, AcceptsCommentsAnyKeyOrderAndUnknownKeys) {
   AofManifest parsed;
   AofManifestError error;
-  ASSERT_TRUE(ParseAofManifest("# a comment\n"
-                               "seq 3 type b file a.3.base.rdb\r\n"
-                               "file a.4.incr.aof seq 4 type i future x\n",
-                               &parsed, &error))
+  ASSERT_TRUE(
+      ParseAofManifest("# a comment\n"
+                       "seq 3 type b file a.3.base.rdb\r\n"
+                       "file a.4.incr.aof seq 4 type i future x\n",
+                       &parsed, &error))
       << error.message;
   EXPECT_EQ(parsed.base->name, "a.3.base.rdb");
   EXPECT_EQ(parsed.incrs.at(0).seq, 4);

@@ -93,9 +93,9 @@ TEST_F(AofTest, StartMakesTheFilesRedisMakes) {
   EXPECT_TRUE(env_.sim_files().EntryDurable("appendonlydir/appendonly.aof.manifest"));
   EXPECT_TRUE(env_.sim_files().EntryDurable("appendonlydir/appendonly.aof.1.base.rdb"));
   EXPECT_EQ(File("appendonly.aof.1.base.rdb")->substr(0, 9), "REDIS0010");
-  EXPECT_EQ(DirNames(), (std::vector<std::string>{"appendonly.aof.1.base.rdb",
-                                                  "appendonly.aof.1.incr.aof",
-                                                  "appendonly.aof.manifest"}));
+  EXPECT_EQ(DirNames(),
+            (std::vector<std::string>{"appendonly.aof.1.base.rdb", "appendonly.aof.1.incr.aof",
+                                      "appendonly.aof.manifest"}));
   ASSERT_EQ(Command({"set", "k", "v"}), Ok());
   EXPECT_EQ(*File("appendonly.aof.1.incr.aof"),
             "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n");
@@ -137,8 +137,7 @@ TEST_F(AofTest, AlwaysHoldsTheReplyUntilTheSyncCompletes) {
   EXPECT_TRUE(env_.sim_network().Receive(client_).empty());
   EXPECT_GT(engine_->aof().written_offset(), engine_->aof().durable_offset());
   Settle();
-  EXPECT_EQ(testing::DecodeAll(env_.sim_network().Receive(client_)),
-            std::vector<RespValue>{Ok()});
+  EXPECT_EQ(testing::DecodeAll(env_.sim_network().Receive(client_)), std::vector<RespValue>{Ok()});
   EXPECT_EQ(engine_->aof().written_offset(), engine_->aof().durable_offset());
 }
 
@@ -161,16 +160,20 @@ TEST_P(AofRewriteTest, RewriteReplacesTheFilesAndKeepsWritesMadeMeanwhile) {
   for (int i = 0; i < 300; i++) {
     ASSERT_EQ(Command({"rpush", "big", std::to_string(i)}), Int(i + 1));
   }
-  ASSERT_EQ(Command({"bgrewriteaof"}),
-            testing::Status("Background append only file rewriting started"));
-  EXPECT_EQ(Command({"bgrewriteaof"}),
+  // One pipeline: everything after BGREWRITEAOF runs while the rewrite does.
+  const std::vector<RespValue> replies = Exchange(
+      client_, Request({"bgrewriteaof"}) + Request({"bgrewriteaof"}) + Request({"bgsave"}) +
+                   Request({"set", "during", "rewrite"}) + Request({"del", "s"}));
+  ASSERT_EQ(replies.size(), 5u);
+  EXPECT_EQ(replies[0], testing::Status("Background append only file rewriting started"));
+  EXPECT_EQ(replies[1],
             testing::Err("ERR Background append only file rewriting already in progress"));
-  EXPECT_EQ(Command({"bgsave"}),
+  EXPECT_EQ(replies[2],
             testing::Err("ERR Another child process is active (AOF?): can't BGSAVE right now. "
                          "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible."));
   // Writes while the rewrite runs go to the new incremental file.
-  ASSERT_EQ(Command({"set", "during", "rewrite"}), Ok());
-  ASSERT_EQ(Command({"del", "s"}), Int(1));
+  EXPECT_EQ(replies[3], Ok());
+  EXPECT_EQ(replies[4], Int(1));
   FinishRewrite();
   EXPECT_EQ(Info("aof_last_bgrewrite_status"), "ok");
   EXPECT_EQ(Info("aof_rewrites"), "1");
@@ -259,8 +262,7 @@ TEST_F(AofTest, FailedSyncsRefuseWritesUntilTheDiskRecovers) {
   env_.sim_files().set_sync_failure_per_million(0);
   Settle();
   // Cron retried the sync: the held reply goes out, and writes are accepted again.
-  EXPECT_EQ(testing::DecodeAll(env_.sim_network().Receive(client_)),
-            std::vector<RespValue>{Ok()});
+  EXPECT_EQ(testing::DecodeAll(env_.sim_network().Receive(client_)), std::vector<RespValue>{Ok()});
   EXPECT_FALSE(engine_->aof().writes_denied());
   EXPECT_EQ(Command({"set", "after", "recovery"}), Ok());
 }
@@ -302,9 +304,9 @@ TEST_F(AofTest, TurningTheAofOnAtRuntimeWritesTheKeyspace) {
   EXPECT_EQ(*File("appendonly.aof.manifest"),
             "file appendonly.aof.2.base.rdb seq 2 type b\n"
             "file appendonly.aof.2.incr.aof seq 2 type i\n");
-  EXPECT_EQ(DirNames(), (std::vector<std::string>{"appendonly.aof.2.base.rdb",
-                                                  "appendonly.aof.2.incr.aof",
-                                                  "appendonly.aof.manifest"}));
+  EXPECT_EQ(DirNames(),
+            (std::vector<std::string>{"appendonly.aof.2.base.rdb", "appendonly.aof.2.incr.aof",
+                                      "appendonly.aof.manifest"}));
   Restart(/*crash=*/true, Everysec());
   EXPECT_EQ(Digest(), with_write);
   // And off again: writes no longer reach the files.

@@ -180,8 +180,8 @@ void DrawServer(Rng& rng, RunPlan& plan) {
 // The AOF, drawn after everything else so that adding it moved none of the earlier draws.
 void DrawPersistence(Rng& rng, RunPlan& plan) {
   if (rng.Below(2) == 0) return;
-  plan.appendfsync = std::string(Pick(rng, {std::string_view("everysec"),
-                                           std::string_view("always"), std::string_view("no")}));
+  plan.appendfsync = std::string(Pick(
+      rng, {std::string_view("everysec"), std::string_view("always"), std::string_view("no")}));
   plan.aof_rdb_preamble = rng.Below(2) == 0;
   plan.aof_rewrite_per_million = SwarmPerMillion(rng, 20'000);
 }
