@@ -831,9 +831,8 @@ std::string Aof::BeginRewrite(bool enabling, bool at_startup) {
     if (enabling) {
       // The files of an earlier run are not this AOF's: the new incremental file follows them
       // in numbering and only the manifest that ends the rewrite will list it.
-      const std::string name = next.NewIncr(settings.appendfilename);
+      next.NewIncr(settings.appendfilename);
       rewrite->enabling_incr = next.incrs.back();
-      (void)name;
       manifest_.incr_seq = next.incr_seq;
     } else {
       next.NewIncr(settings.appendfilename);

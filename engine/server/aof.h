@@ -88,7 +88,6 @@ class Aof final : public PropagationSink {
   // BGREWRITEAOF: "" (started), "scheduled" (after the running save, or after the EXEC it runs
   // in), or Redis's error text.
   std::string StartRewrite(bool in_exec);
-  void ScheduleRewrite() { rewrite_scheduled_ = true; }
   bool rewrite_in_progress() const { return rewrite_ != nullptr; }
   bool rewrite_scheduled() const { return rewrite_scheduled_; }
 

@@ -189,9 +189,7 @@ bool Server::RunOnce() {
         break;
       }
       case EventKind::kFileSynced:
-        if (!engine_.aof().OnFileSynced(event.handle, event.status)) {
-          engine_.persistence().OnFileSynced(event.handle, event.status);
-        }
+        FileSynced(event);
         break;
       case EventKind::kShutdownRequested:
         // The handle is the signal number (2 is SIGINT; anything else is reported as SIGTERM).
@@ -568,6 +566,13 @@ void Server::ReleaseAofHeld() {
   }
 }
 
+void Server::FileSynced(const Event& event) {
+  // The AOF's tokens carry a bit of their own; every other sync is a save's.
+  if (!engine_.aof().OnFileSynced(event.handle, event.status)) {
+    engine_.persistence().OnFileSynced(event.handle, event.status);
+  }
+}
+
 void Server::DrainAof() {
   Aof& aof = engine_.aof();
   aof.BeginShutdown();
@@ -581,10 +586,7 @@ void Server::DrainAof() {
     const size_t count = engine_.env().Wait(kDrainWaitUs, events_.data(), events_.size());
     for (size_t i = 0; i < count; i++) {
       const Event& event = events_[i];
-      if (event.kind != EventKind::kFileSynced) continue;
-      if (!aof.OnFileSynced(event.handle, event.status)) {
-        engine_.persistence().OnFileSynced(event.handle, event.status);
-      }
+      if (event.kind == EventKind::kFileSynced) FileSynced(event);
     }
   }
   if (aof.pending_syncs() > 0) {

@@ -86,6 +86,8 @@ class Server final : public ListenerControl {
   void ReleaseAofHeld();
   // Before exiting: the AOF's last bytes are written and synced (within a bound).
   void DrainAof();
+  // A kFileSynced event, for the AOF or a save.
+  void FileSynced(const Event& event);
   void CheckOutputLimits(Client* client);
   void UpdateInterest(Client* client, bool readable, bool writable);
   void Close(Client* client, std::string_view reason);
