@@ -25,7 +25,7 @@ void DigestBuilder::Mix(std::string_view bytes) {
   bytes_ = Sha1::Of(std::string_view(reinterpret_cast<const char*>(bytes_.data()), bytes_.size()));
 }
 
-std::string DatasetDigestHex(const Keyspace& keyspace) {
+std::string DatasetDigestHex(const Keyspace& keyspace, const DigestOptions& options) {
   DigestBuilder final_digest;
   for (int db = 0; db < keyspace.database_count(); db++) {
     const Database& database = keyspace.database(db);
@@ -40,7 +40,7 @@ std::string DatasetDigestHex(const Keyspace& keyspace) {
     database.ForEach([&](const Entry& entry) {
       DigestBuilder pair;
       pair.Mix(entry.key());
-      DigestEntry(entry, pair);
+      DigestEntry(entry, pair, options);
       const Sha1::Digest& pair_bytes = pair.bytes();
       final_digest.Xor(
           std::string_view(reinterpret_cast<const char*>(pair_bytes.data()), pair_bytes.size()));

@@ -34,11 +34,20 @@ class DigestBuilder {
   Sha1::Digest bytes_;
 };
 
+struct DigestOptions {
+  // A sorted-set score of -0 digests as 0. Redis 7.0 keeps -0 only in a skiplist: a set built or
+  // rebuilt as a listpack (a ZADD whose first member is short, a small set loaded from an RDB
+  // file) holds 0 instead, so redis-server's own DEBUG RELOAD can turn -0 into 0 (its DEBUG
+  // DIGEST changes) and so can loading an AOF. The simulator compares datasets across a reload
+  // with this set; DEBUG DIGEST never sets it.
+  bool zset_negative_zero_as_zero = false;
+};
+
 // DEBUG DIGEST-VALUE's digest of one entry (xorObjectDigest): its type, its value, and whether
 // it has an expiry.
-void DigestEntry(const Entry& entry, DigestBuilder& digest);
+void DigestEntry(const Entry& entry, DigestBuilder& digest, const DigestOptions& options = {});
 
 // DEBUG DIGEST: every database's keys and values, expired or not; 40 zeros when all are empty.
-std::string DatasetDigestHex(const Keyspace& keyspace);
+std::string DatasetDigestHex(const Keyspace& keyspace, const DigestOptions& options = {});
 
 }  // namespace keel

@@ -124,7 +124,7 @@ void SerialiseValue(const Entry& entry, const SerialiseOptions& options, std::st
 
 size_t ExternalBytesOf(const Entry& entry) { return OpsOrInline(entry).external_bytes(entry); }
 
-void DigestEntry(const Entry& entry, DigestBuilder& digest) {
+void DigestEntry(const Entry& entry, DigestBuilder& digest, const DigestOptions& options) {
   // Redis's object type numbers: OBJ_STREAM is 6 (5 was OBJ_MODULE's place).
   const uint32_t type =
       entry.type() == ValueType::kStream ? 6u : static_cast<uint32_t>(entry.type());
@@ -132,7 +132,11 @@ void DigestEntry(const Entry& entry, DigestBuilder& digest) {
       static_cast<unsigned char>(type >> 24), static_cast<unsigned char>(type >> 16),
       static_cast<unsigned char>(type >> 8), static_cast<unsigned char>(type)};
   digest.Mix(std::string_view(reinterpret_cast<const char*>(type_big_endian), 4));
-  OpsOrInline(entry).digest(entry, digest);
+  if (options.zset_negative_zero_as_zero && entry.type() == ValueType::kZSet) {
+    DigestZset(entry, /*negative_zero_as_zero=*/true, digest);
+  } else {
+    OpsOrInline(entry).digest(entry, digest);
+  }
   if (entry.has_expiry()) digest.Xor("!!expire!!");
 }
 

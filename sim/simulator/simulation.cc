@@ -452,6 +452,10 @@ void Simulation::Step() {
   Check();
 }
 
+// What a reload may change and nothing else: a sorted-set score of -0 can come back as 0, as it
+// does across redis-server 7.0's own DEBUG RELOAD (DigestOptions). Seed 1892 found it.
+constexpr DigestOptions kReloadDigest{.zset_negative_zero_as_zero = true};
+
 void Simulation::CheckAofLoads(const std::string& digest) {
   // What the AOF files hold, loaded by a new engine on the same disk, is what the server held.
   Engine loader(env_, config_);
@@ -460,7 +464,7 @@ void Simulation::CheckAofLoads(const std::string& digest) {
     Fail("aof: the files do not load: " + loaded.ToString());
     return;
   }
-  const std::string reloaded = DatasetDigestHex(loader.keyspace());
+  const std::string reloaded = DatasetDigestHex(loader.keyspace(), kReloadDigest);
   if (reloaded != digest) {
     Fail("aof: the files load to digest " + reloaded + ", the server held " + digest);
   }
@@ -550,7 +554,7 @@ void Simulation::Shutdown() {
   }
   Check();
   if (failed()) return;
-  const std::string digest = DatasetDigestHex(engine_->keyspace());
+  const std::string digest = DatasetDigestHex(engine_->keyspace(), kReloadDigest);
   engine_->set_command_observer(nullptr);
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();

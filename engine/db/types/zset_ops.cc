@@ -53,16 +53,8 @@ void ZsetSerialise(const Entry& entry, const SerialiseOptions& options, std::str
   });
 }
 
-// xorObjectDigest's sorted-set case: each member and its "%.17g" score mixed into a digest of
-// their own, xor-ed in, so that the order does not count.
 void ZsetDigest(const Entry& entry, DigestBuilder& digest) {
-  ZsetOf(entry).ForEach([&](std::string_view member, double score) {
-    DigestBuilder element;
-    element.Mix(member);
-    char text[kDoubleTextMax];
-    element.Mix(std::string_view(text, FormatDouble(score, text)));
-    digest.XorDigest(element);
-  });
+  DigestZset(entry, /*negative_zero_as_zero=*/false, digest);
 }
 
 // rdbLoadDoubleValue: a length byte (253 NaN, 254 +inf, 255 -inf) and that many bytes of text.
@@ -140,6 +132,18 @@ LoadStatus LoadPairs(uint8_t rdb_type, rdb::Reader& reader, const ZsetValue::Lim
 }
 
 }  // namespace
+
+void DigestZset(const Entry& entry, bool negative_zero_as_zero, DigestBuilder& digest) {
+  ZsetOf(entry).ForEach([&](std::string_view member, double score) {
+    DigestBuilder element;
+    element.Mix(member);
+    // 0 == -0: the comparison is true for both zeros, and the sum makes either of them +0.
+    if (negative_zero_as_zero && score == 0) score = 0.0;
+    char text[kDoubleTextMax];
+    element.Mix(std::string_view(text, FormatDouble(score, text)));
+    digest.XorDigest(element);
+  });
+}
 
 const ValueOps kZsetOps = {
     .type = ValueType::kZSet,

@@ -24,6 +24,11 @@ inline constexpr uint8_t kTypeZsetZiplist = 12;   // one ziplist (before Redis 7
 inline constexpr uint8_t kTypeZsetListpack = 17;  // one listpack (Redis 7.0)
 }  // namespace rdb
 
+// xorObjectDigest's sorted-set case: each member and its "%.17g" score mixed into a digest of
+// their own, xor-ed in, so that the order does not count. With negative_zero_as_zero a score of
+// -0 is digested as 0 (DigestOptions says when).
+void DigestZset(const Entry& entry, bool negative_zero_as_zero, DigestBuilder& digest);
+
 // OBJECT ENCODING's encoding of `zset` as it is now.
 inline ObjectEncoding ZsetEncodingOf(const ZsetValue& zset) {
   return zset.is_listpack() ? ObjectEncoding::kListpack : ObjectEncoding::kSkiplist;
