@@ -847,10 +847,13 @@ void SimFiles::KeepPrefixWithTears(Inode& inode, size_t synced) {
     case 0:  // a clean prefix
       break;
     case 1:  // torn: each sector kept or lost on its own
-      for (size_t sector = first_sector; sector < end_sector; sector++) {
-        if (rng_.Below(2) == 0) zero_sector(sector);
+      if (sector_holes_) {
+        for (size_t sector = first_sector; sector < end_sector; sector++) {
+          if (rng_.Below(2) == 0) zero_sector(sector);
+        }
+        break;
       }
-      break;
+      [[fallthrough]];
     default: {  // a zero-filled tail: the size reached the disk, the last sectors did not
       const size_t from = first_sector + static_cast<size_t>(rng_.Below(end_sector - first_sector));
       for (size_t sector = from; sector < end_sector; sector++) zero_sector(sector);

@@ -323,6 +323,13 @@ class SimFiles final : public FileSystem {
   void set_sync_failure_per_million(uint32_t per_million) {
     sync_failure_per_million_ = per_million;
   }
+  // Whether a crash may lose sectors of an unsynced append on their own, leaving holes of zeros
+  // before bytes it kept (true), or only a tail: a clean prefix, or zeros from some sector to the
+  // end (false). The simulator's power losses use false: Redis's AOF format has no checksum, so
+  // a zeroed sector inside a bulk payload whose line end survived parses as a value, and no
+  // reader of the format could tell; a filesystem that orders data before size (ext4's
+  // data=ordered) leaves no such holes.
+  void set_sector_holes(bool holes) { sector_holes_ = holes; }
 
  private:
   using InodeId = uint64_t;
@@ -371,6 +378,7 @@ class SimFiles final : public FileSystem {
   InodeId next_inode_ = 1;
   size_t capacity_bytes_ = 0;
   uint32_t sync_failure_per_million_ = 0;
+  bool sector_holes_ = true;
 };
 
 class SimLog final : public Log {

@@ -681,7 +681,8 @@ void Oracle::BlockEnded(const Client& client) {
       {model::NullArray(resp), model::Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")});
   record->replies.push_back(PendingReply{std::move(expected), record->executed,
                                          std::move(record->blocked_args),
-                                         env_.clock().WallUs() / 1000, record->session.db, 0});
+                                         env_.clock().WallUs() / 1000, record->session.db, 0,
+                                         history_ != nullptr ? history_->units() : 0});
   record->blocked_args.clear();
 }
 
@@ -709,7 +710,8 @@ void Oracle::AfterCommand(const Client& client) {
   scans_.AfterCommand(model_, now_ms, swapdb);
   if (!record.cut) {
     record.replies.push_back(PendingReply{std::move(expected), record.executed,
-                                          std::move(running_.args), now_ms, db, scan_iteration});
+                                          std::move(running_.args), now_ms, db, scan_iteration,
+                                          history_ != nullptr ? history_->units() : 0});
   }
   running_ = Running{};
 }
@@ -741,6 +743,10 @@ void Oracle::Received(SimClientId id, const RespValue& actual, std::string_view 
       return;
     }
     record->scan_next_iteration = record->scan_next.empty() ? 0 : pending.scan_iteration;
+  }
+  if (history_ != nullptr &&
+      (acknowledgements_.empty() || pending.units > acknowledgements_.back().units)) {
+    acknowledgements_.push_back(Acknowledgement{env_.clock().MonotonicUs(), pending.units});
   }
   record->replies.pop_front();
 }

@@ -34,6 +34,7 @@
 #include "engine/server/engine.h"
 #include "sim/model/model.h"
 #include "sim/sim_env.h"
+#include "sim/simulator/history.h"
 #include "sim/simulator/scan_guarantee.h"
 #include "sim/trace.h"
 
@@ -46,6 +47,15 @@ struct PendingReply {
   int64_t now_ms = 0;
   int db = 0;
   uint64_t scan_iteration = 0;  // a page of this SCAN iteration (scan_guarantee.h), or 0
+  // The propagation units that had ended when it ran (StateHistory::units()): a client that
+  // receives the reply may count on every one of them (with appendfsync always, on disk).
+  uint64_t units = 0;
+};
+
+// A reply received: when, and the units it let its client count on.
+struct Acknowledgement {
+  int64_t mono_us = 0;
+  uint64_t units = 0;
 };
 
 // The oracle's record of one connection.
@@ -107,6 +117,12 @@ class Oracle final : public CommandObserver, public KeyspaceObserver {
   uint64_t waits_served() const { return waits_served_; }
   ScanGuarantee& scans() { return scans_; }
 
+  // Units (StateHistory::units()) are counted from `history` from now on: each reply received
+  // is then an Acknowledgement.
+  void CountUnits(const StateHistory* history) { history_ = history; }
+  // Every reply received that let its client count on more units than any before, in order.
+  const std::vector<Acknowledgement>& acknowledgements() const { return acknowledgements_; }
+
   // The first divergence, or empty.
   const std::string& failure() const { return failure_; }
   void Fail(std::string message);
@@ -160,6 +176,8 @@ class Oracle final : public CommandObserver, public KeyspaceObserver {
   int64_t wall_ms_max_ = 0;
   uint64_t blocks_ = 0;
   uint64_t waits_served_ = 0;
+  const StateHistory* history_ = nullptr;
+  std::vector<Acknowledgement> acknowledgements_;
 };
 
 // Compares database `index` of the engine with the model: every engine key must be in the model

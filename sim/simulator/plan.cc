@@ -10,7 +10,7 @@ namespace keel::sim {
 namespace {
 
 constexpr const char* kFaultNames[] = {"reset",  "slow",   "delay", "clock",
-                                       "timers", "memory", "split"};
+                                       "timers", "memory", "split", "crash"};
 
 // A probability that is off for a third of the seeds, and otherwise anywhere from rare to
 // frequent on a log scale, so that some seeds are storms and others nearly calm.
@@ -107,6 +107,9 @@ std::string RunPlan::Describe() const {
     text += ", aof " + appendfsync + (aof_rdb_preamble ? " rdb-preamble" : " commands") +
             ", rewrite per million " + std::to_string(aof_rewrite_per_million);
   }
+  if ((faults & kFaultCrash) && crash_at_permille > 0) {
+    text += ", power loss after " + std::to_string(crash_at_permille) + " permille of the commands";
+  }
   return text;
 }
 
@@ -115,8 +118,9 @@ namespace {
 // Who runs what: clients, fault classes, pipelines, command mix, key space.
 void DrawWorkload(Rng& rng, RunPlan& plan) {
   plan.clients = static_cast<int>(1 + rng.Below(rng.Below(4) == 0 ? 12 : 5));
-  plan.faults = static_cast<uint32_t>(rng.Below(kFaultAll + 1));
-  if (rng.Below(4) == 0) plan.faults = kFaultAll;  // a quarter of the seeds get every fault class
+  plan.faults = static_cast<uint32_t>(rng.Below(kFaultClassic + 1));
+  // A quarter of the seeds get every fault class.
+  if (rng.Below(4) == 0) plan.faults = kFaultClassic;
   const int depth_max = Pick(rng, {1, 2, 4, 16, 64});
   for (int i = 0; i < kClientsMax; i++) {
     plan.pipeline_max.push_back(static_cast<int>(1 + rng.Below(depth_max)));
@@ -186,6 +190,17 @@ void DrawPersistence(Rng& rng, RunPlan& plan) {
   plan.aof_rewrite_per_million = SwarmPerMillion(rng, 20'000);
 }
 
+// The power loss, from a stream of its own so that adding it moved no draw of the plan's: half
+// the seeds lose power once, anywhere in the run (a quarter of those near its start, where the
+// first files are being made).
+void DrawCrash(uint64_t seed, RunPlan& plan) {
+  Rng rng(seed ^ 0x6372617368ull);
+  if (rng.Below(2) == 0) return;
+  plan.faults |= kFaultCrash;
+  plan.crash_at_permille =
+      static_cast<int>(rng.Below(4) == 0 ? 1 + rng.Below(50) : 1 + rng.Below(1000));
+}
+
 // With an output limit, make sure something pushes against it: slow readers, pipelines deep
 // enough and values large enough that replies pile up past the limit.
 void AddOutputPressure(RunPlan& plan) {
@@ -216,6 +231,7 @@ RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
   DrawServer(rng, plan);
   AddOutputPressure(plan);
   DrawPersistence(rng, plan);
+  DrawCrash(seed, plan);
 
   if (overrides.clients) plan.clients = std::clamp(*overrides.clients, 1, kClientsMax);
   if (overrides.ops) plan.ops = std::max(*overrides.ops, 0);

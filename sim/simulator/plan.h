@@ -24,7 +24,10 @@ enum Fault : uint32_t {
   kFaultTimers = 1 << 4,  // timers fire late
   kFaultMemory = 1 << 5,  // allocations refused near a limit
   kFaultSplit = 1 << 6,   // reads and writes split at random sizes
-  kFaultAll = (1 << 7) - 1,
+  // The classes the plan draws as a mask (their draw must not move: every seed would change).
+  kFaultClassic = (1 << 7) - 1,
+  kFaultCrash = 1 << 7,  // the machine loses power mid-run; the server restarts from its files
+  kFaultAll = (1 << 8) - 1,
 };
 
 // "reset,slow,..." for a mask; "none" for 0, "all" for kFaultAll.
@@ -79,6 +82,10 @@ struct RunPlan {
   std::string appendfsync;
   bool aof_rdb_preamble = true;
   uint32_t aof_rewrite_per_million = 0;
+  // With kFaultCrash: once this share (per mille) of the commands was issued, the machine loses
+  // power (SimFiles::Crash) and the run ends with a restart from the files, whose keyspace must
+  // be a state of the history that every reply received allows (history.h); 0: no crash.
+  int crash_at_permille = 0;
 
   // Every parameter on one line, for traces and reports.
   std::string Describe() const;

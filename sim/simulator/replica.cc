@@ -107,13 +107,27 @@ Replica::Replica(Engine& primary, SimEnv& primary_env, int64_t lag_ms, uint64_t 
   primary_.keyspace().propagation().AddSink(this);
 }
 
-Replica::~Replica() { primary_.keyspace().propagation().RemoveSink(this); }
+Replica::~Replica() {
+  primary_.keyspace().propagation().RemoveSink(this);
+  if (history_ != nullptr) engine_->keyspace().RemoveObserver(history_);
+}
+
+void Replica::RecordHistory(StateHistory* history) {
+  KEEL_ASSERT(history_ == nullptr);
+  history_ = history;
+  engine_->keyspace().AddObserver(history_);
+}
 
 void Replica::Propagate(int db, std::span<const std::string_view> args) {
-  // Keel has no transactions yet; applying a unit's commands in order, with nothing between
-  // them, is what its MULTI ... EXEC asks.
-  if (args.size() == 1 &&
-      (EqualsIgnoreCase(args[0], "MULTI") || EqualsIgnoreCase(args[0], "EXEC"))) {
+  // Applying a unit's commands in order, with nothing between them, is what its MULTI ... EXEC
+  // asks; the history sees the unit end at EXEC only.
+  if (args.size() == 1 && EqualsIgnoreCase(args[0], "MULTI")) {
+    in_transaction_ = true;
+    return;
+  }
+  if (args.size() == 1 && EqualsIgnoreCase(args[0], "EXEC")) {
+    in_transaction_ = false;
+    if (history_ != nullptr) history_->EndUnit(*engine_);
     return;
   }
   KEEL_ASSERT(db >= 0 && db < engine_->database_count());
@@ -131,6 +145,7 @@ void Replica::Propagate(int db, std::span<const std::string_view> args) {
   }
   // Nobody reads the replica's replies.
   client_->output().Clear();
+  if (history_ != nullptr && !in_transaction_) history_->EndUnit(*engine_);
 }
 
 std::string Replica::Compare() {

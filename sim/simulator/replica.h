@@ -18,6 +18,7 @@
 #include "engine/db/propagation.h"
 #include "engine/server/engine.h"
 #include "sim/sim_env.h"
+#include "sim/simulator/history.h"
 
 namespace keel::sim {
 
@@ -36,6 +37,10 @@ class Replica final : public PropagationSink {
   std::string Compare();
   uint64_t applied() const { return applied_; }
 
+  // From now on, records every state the replica's keyspace goes through, unit by unit (a
+  // command, or MULTI ... EXEC), into `history` (which must outlive the replica).
+  void RecordHistory(StateHistory* history);
+
  private:
   Engine& primary_;
   SimEnv& primary_env_;
@@ -46,6 +51,8 @@ class Replica final : public PropagationSink {
   std::string error_;  // the first error reply to an applied command
   std::string last_applied_;
   uint64_t applied_ = 0;
+  StateHistory* history_ = nullptr;
+  bool in_transaction_ = false;  // between a propagated MULTI and its EXEC
 };
 
 }  // namespace keel::sim

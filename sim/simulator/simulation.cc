@@ -128,6 +128,11 @@ class Simulation {
   void Drain();
   void Shutdown();
   void CheckAofLoads(const std::string& digest);
+  bool CrashDue() const;
+  // The units (StateHistory) a recovery must hold at least, from the replies received so far.
+  uint64_t UnitsPromised() const;
+  void CrashAndRecover();
+  void CheckNoLeak();
 
   RunPlan plan_;
   Trace trace_;
@@ -136,6 +141,11 @@ class Simulation {
   std::unique_ptr<Server> server_;
   std::unique_ptr<Oracle> oracle_;
   std::unique_ptr<Replica> replica_;
+  StateHistory history_;  // with kFaultCrash: every state the keyspace went through
+  // When the last two server loop iterations started (monotonic µs): a sync everysec requests
+  // in one completes at the next one's wait.
+  int64_t iteration_started_us_[2] = {0, 0};
+  bool crashed_ = false;
   Rng workload_rng_;  // which commands
   Rng client_rng_;    // what the clients do with them, and client-side faults
   Rng aof_rng_;       // when AOF rewrites start
@@ -194,7 +204,12 @@ void Simulation::Start() {
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().AddObserver(oracle_.get());
   replica_ = std::make_unique<Replica>(*engine_, env_, plan_.replica_lag_ms,
                                        plan_.seed ^ 0x7265706c696361ull);
+  if (plan_.faults & kFaultCrash) {
+    replica_->RecordHistory(&history_);
+    oracle_->CountUnits(&history_);
+  }
 
+  env_.sim_files().set_sector_holes(false);  // sim_env.h says why
   env_.sim_network().set_read_bytes_max(plan_.read_bytes_max);
   env_.sim_network().set_write_bytes_max(plan_.write_bytes_max);
   if (faults(kFaultTimers)) env_.set_timer_late_us_max(plan_.timer_late_us_max);
@@ -419,6 +434,8 @@ void Simulation::RunServer(int iterations) {
   for (int i = 0; i < iterations && !failed(); i++) {
     const uint64_t refused_before = env_.sim_memory().refused_count();
     const uint64_t limit_closes_before = engine_->stats().client_output_buffer_limit_disconnections;
+    iteration_started_us_[0] = iteration_started_us_[1];
+    iteration_started_us_[1] = env_.clock().MonotonicUs();
     const bool running = server_->RunOnce();
     KEEL_ASSERT(running);
     oracle_->ObserveWall(env_.clock().WallUs() / 1000);
@@ -560,13 +577,80 @@ void Simulation::Shutdown() {
   replica_.reset();
   server_.reset();
   engine_.reset();
+  CheckNoLeak();
+  if (!failed() && !plan_.appendfsync.empty()) CheckAofLoads(digest);
+}
+
+void Simulation::CheckNoLeak() {
   const SimMemory& memory = env_.sim_memory();
   if (memory.used_bytes() != 0 || memory.live_blocks() != 0) {
     Fail("leak: after the engine was destroyed the environment still holds " +
          std::to_string(memory.used_bytes()) + " bytes in " + std::to_string(memory.live_blocks()) +
          " blocks");
   }
-  if (!failed() && !plan_.appendfsync.empty()) CheckAofLoads(digest);
+}
+
+bool Simulation::CrashDue() const {
+  if (!(plan_.faults & kFaultCrash) || plan_.crash_at_permille <= 0) return false;
+  return static_cast<int64_t>(ops_issued_) * 1000 >=
+         static_cast<int64_t>(plan_.ops) * plan_.crash_at_permille;
+}
+
+uint64_t Simulation::UnitsPromised() const {
+  const std::vector<Acknowledgement>& acks = oracle_->acknowledgements();
+  if (acks.empty() || plan_.appendfsync.empty()) return 0;      // an RDB file promises no reply
+  if (plan_.appendfsync == "always") return acks.back().units;  // no reply before its sync
+  if (plan_.appendfsync != "everysec") return 0;
+  // everysec: a reply received at t counts once the loop ran an iteration at t + 1 s or later
+  // (which requests a sync of everything appended before the reply was sent) and one more (whose
+  // wait completes it). Iterations that did not run (a stalled process) promise nothing.
+  const int64_t threshold_us = iteration_started_us_[0] - 1'000'000;
+  uint64_t units = 0;
+  for (const Acknowledgement& ack : acks) {
+    if (ack.mono_us > threshold_us) break;
+    units = ack.units;
+  }
+  return units;
+}
+
+void Simulation::CrashAndRecover() {
+  phase_ = "recovery";
+  crashed_ = true;
+  const uint64_t promised = UnitsPromised();
+  trace_.Record(TraceKind::kPhase, 3, 0, "power loss");
+  // The disk keeps what its fault model allows; nothing the process does after this reaches it.
+  env_.sim_files().Crash();
+  engine_->set_command_observer(nullptr);
+  if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
+  replica_.reset();
+  server_.reset();
+  engine_.reset();
+  CheckNoLeak();
+  if (failed()) return;
+  // A new process on the same disk, as keel-server starts; memory is not refused while it loads.
+  env_.sim_memory().set_refusal(0, 0);
+  StateHistory::Verdict verdict;
+  {
+    Engine recovered(env_, config_);
+    Server server(recovered);
+    const Status started = server.Start();
+    if (!started.ok()) {
+      Fail("recovery: the server does not start from what the disk kept: " + started.ToString());
+      return;
+    }
+    const int64_t now_ms = env_.clock().WallUs() / 1000;
+    verdict = history_.CheckRecovered(recovered, now_ms, promised);
+  }
+  CheckNoLeak();
+  trace_.Record(TraceKind::kNote, 0, 0,
+                "recovered state " + std::to_string(verdict.matched) + " of " +
+                    std::to_string(history_.units()) + " (at least " + std::to_string(promised) +
+                    " promised by the replies received)");
+  if (!verdict.failure.empty()) {
+    Fail("recovery (" +
+         (plan_.appendfsync.empty() ? std::string("rdb") : "aof " + plan_.appendfsync) +
+         "): " + verdict.failure);
+  }
 }
 
 RunResult Simulation::Run() {
@@ -579,9 +663,13 @@ RunResult Simulation::Run() {
       break;
     }
     Step();
+    if (!failed() && CrashDue()) {
+      CrashAndRecover();
+      break;
+    }
   }
-  if (!failed()) Drain();
-  if (!failed()) Shutdown();
+  if (!failed() && !crashed_) Drain();
+  if (!failed() && !crashed_) Shutdown();
 
   RunResult result;
   result.ok = !failed();
@@ -594,6 +682,7 @@ RunResult Simulation::Run() {
   result.scan_iterations = oracle_->scans().completed();
   result.waits = oracle_->waits();
   result.waits_served = oracle_->waits_served();
+  result.crashes = crashed_ ? 1 : 0;
   result.steps = steps_;
   result.simulated_us = env_.clock().MonotonicUs();
   // A failed run may leave the engine mid-way; it is destroyed here, observer first.

@@ -7,7 +7,9 @@
 // that was not cut, and the engine's invariants are checked after every step. When the plan's
 // commands are all issued, faults stop and every pending request must get its reply within a
 // bounded number of loop iterations and simulated time (liveness); then every client leaves, the
-// engine is destroyed, and it must have returned all its memory.
+// engine is destroyed, and it must have returned all its memory. A plan with kFaultCrash ends
+// instead with a power loss part-way: the server restarts from what the simulated disk kept, and
+// its keyspace must be a state of the history that every reply received allows (history.h).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@ struct RunResult {
   uint64_t scan_iterations = 0;  // SCAN iterations followed to the end and checked
   uint64_t waits = 0;            // commands that blocked their client (BLPOP...)
   uint64_t waits_served = 0;     // of them, served by another client's write
+  uint64_t crashes = 0;          // power losses the run recovered from (0 or 1)
   uint64_t steps = 0;
   int64_t simulated_us = 0;
 };
