@@ -50,6 +50,13 @@ inline constexpr size_t kReplyChunkPoolCountMax = 1024;
 // Slices handed to one gathering write (Linux's IOV_MAX is 1024).
 inline constexpr size_t kWriteSlicesMax = 256;
 
+// appendfsync always: a client's replies wait in groups, each for the AOF bytes written before
+// it was made (Client::aof_stamps). One group per loop iteration that gave the client replies;
+// a sync completes within an iteration or two, so a few groups are in flight. When syncs fail
+// and the client keeps sending, the newest group absorbs the next (its replies then wait for
+// the later offset too), which only delays them.
+inline constexpr size_t kAofStampsMax = 4;
+
 // When a client's pending replies exceed this, Keel stops executing its further pipelined
 // commands (and stops reading from it) until the replies drain. This changes no reply; it bounds
 // the memory a client that never reads can make the server hold while

@@ -117,6 +117,7 @@ size_t OutputBuffer::Gather(ConstSlice* slices, size_t slices_max) const {
 void OutputBuffer::Consume(size_t bytes) {
   KEEL_ASSERT(bytes <= pending_bytes_);
   pending_bytes_ -= bytes;
+  dropped_bytes_ += bytes;
   while (bytes > 0) {
     KEEL_ASSERT(head_ != nullptr);
     size_t left = head_->used - head_sent_;
@@ -162,6 +163,7 @@ void OutputBuffer::Clear() {
   }
   tail_ = nullptr;
   head_sent_ = 0;
+  dropped_bytes_ += pending_bytes_;
   pending_bytes_ = 0;
   chunk_count_ = 0;
 }

@@ -82,6 +82,10 @@ class OutputBuffer {
 
   size_t pending_bytes() const { return pending_bytes_; }
   bool empty() const { return pending_bytes_ == 0; }
+  // Positions in the stream of every byte ever appended: where the pending bytes start (every
+  // byte before was written or dropped) and end. appendfsync always names reply bytes by them.
+  uint64_t start_position() const { return dropped_bytes_; }
+  uint64_t end_position() const { return dropped_bytes_ + pending_bytes_; }
   bool failed() const { return failed_; }
   size_t chunk_count() const { return chunk_count_; }
 
@@ -104,6 +108,7 @@ class OutputBuffer {
   ReplyChunk* tail_ = nullptr;
   size_t head_sent_ = 0;  // bytes of head_ already written
   size_t pending_bytes_ = 0;
+  uint64_t dropped_bytes_ = 0;  // bytes consumed or cleared, ever
   size_t chunk_count_ = 0;
   bool failed_ = false;
 };

@@ -141,6 +141,37 @@ TEST_F(AofTest, AlwaysHoldsTheReplyUntilTheSyncCompletes) {
   EXPECT_EQ(engine_->aof().written_offset(), engine_->aof().durable_offset());
 }
 
+// A client whose earlier replies are still being written (its socket was full) turns writable
+// in the same iteration that runs its next command: that command's reply must
+// still wait for its sync. It left with the earlier bytes before, and a power loss could then
+// lose a write its client had seen acknowledged (the crash sweep's seed 1241). Redis orders a
+// client's write before its read with AE_BARRIER for this; Keel names reply bytes by position.
+TEST_F(AofTest, AlwaysHoldsANewReplyOfAClientBeingWritten) {
+  env_.sim_network().set_write_bytes_max(1);
+  ASSERT_GT(Command({"set", "big", std::string(100, 'v')}).text.size(), 0u);
+  env_.sim_network().Send(client_, Request({"get", "big"}));
+  server_->RunOnce();  // the GET's reply starts leaving a byte per write
+  std::string received = env_.sim_network().Receive(client_);
+  // The socket takes everything from now on: the rest goes at the next writable event, which
+  // comes in the iteration that also reads and runs the INCR.
+  env_.sim_network().set_write_bytes_max(0);
+  env_.sim_network().Send(client_, Request({"incr", "acked"}));
+  const std::string path = "appendonlydir/appendonly.aof.1.incr.aof";
+  const std::string incr = Request({"incr", "acked"});
+  for (int i = 0; i < 1000 && received.find(":1\r\n") == std::string::npos; i++) {
+    server_->RunOnce();
+    received += env_.sim_network().Receive(client_);
+    if (received.find(":1\r\n") == std::string::npos) continue;
+    // The reply arrived: its write must be on disk (synced), not only in the file.
+    const std::string* content = env_.sim_files().Content(path);
+    ASSERT_NE(content, nullptr);
+    const std::string synced = content->substr(0, env_.sim_files().SyncedSize(path));
+    EXPECT_NE(synced.find(incr), std::string::npos) << "iteration " << i;
+  }
+  EXPECT_NE(received.find(":1\r\n"), std::string::npos);
+  EXPECT_NE(received.find(std::string(100, 'v')), std::string::npos);
+}
+
 TEST_F(AofTest, EverysecLosesAtMostTheLastSecond) {
   Restart(/*crash=*/false, Everysec());
   ASSERT_EQ(Command({"set", "old", "1"}), Ok());

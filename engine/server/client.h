@@ -2,10 +2,12 @@
 // the fuzz harnesses and later the AOF loader and Lua use).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "engine/base/limits.h"
 #include "engine/env/env.h"
 #include "engine/env/memory.h"
 #include "engine/resp/output_buffer.h"
@@ -88,9 +90,17 @@ class Client {
   uint64_t commands_processed = 0;
   // Wall time when the normal-class soft output limit was first exceeded; 0 while under it.
   int64_t soft_limit_since_ms = 0;
-  // appendfsync always: the AOF stream offset that must be durable before its pending replies
-  // are written (the stream's end when they were made).
-  uint64_t aof_hold_offset = 0;
+  // appendfsync always: which reply bytes wait for which AOF bytes. A stamp says that the output
+  // up to `output_end` (OutputBuffer positions) may be written once the AOF stream is durable up
+  // to `aof_offset`, its end when those replies were made; bytes after the newest stamp are not
+  // written before the Server stamps them (Server::FlushPendingWrites). Oldest first.
+  struct AofStamp {
+    uint64_t aof_offset = 0;
+    uint64_t output_end = 0;
+  };
+  std::array<AofStamp, limits::kAofStampsMax> aof_stamps{};
+  size_t aof_stamp_count = 0;
+  uint64_t aof_released_end = 0;  // output bytes before this position may be written
   // The commands queued since MULTI (created with the first one; null outside a transaction and
   // once the transaction is flagged, since a doomed transaction queues nothing).
   std::unique_ptr<Transaction> transaction;

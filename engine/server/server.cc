@@ -528,7 +528,7 @@ void Server::FlushPendingWrites() {
     client->flags &= ~kClientPendingWrite;
     if (client->flags & kClientCloseAsap) continue;
     // A reply may depend on anything written before it, by any client.
-    if (aof_holds) client->aof_hold_offset = aof_offset;
+    if (aof_holds) StampForAof(client, aof_offset);
     // A client waiting for writability is flushed by its kWritable event instead.
     if (client->flags & kClientWriteInterest) continue;
     Flush(client);
@@ -538,15 +538,52 @@ void Server::FlushPendingWrites() {
 
 void Server::OnWritable(Client* client) { Flush(client); }
 
-bool Server::HoldForAof(Client* client) {
-  if (client->flags & kClientAofHeld) return true;
+void Server::StampForAof(Client* client, uint64_t aof_offset) {
+  const uint64_t end = client->output().end_position();
+  const size_t count = client->aof_stamp_count;
+  const uint64_t stamped_end =
+      count > 0 ? client->aof_stamps[count - 1].output_end : client->aof_released_end;
+  if (end <= stamped_end) return;  // no reply since the last stamp
+  if (count == client->aof_stamps.size()) {
+    // Full (syncs are failing): the newest group takes these replies and their later offset.
+    client->aof_stamps[count - 1] = Client::AofStamp{aof_offset, end};
+    return;
+  }
+  client->aof_stamps[count] = Client::AofStamp{aof_offset, end};
+  client->aof_stamp_count++;
+}
+
+uint64_t Server::AofWritableEnd(Client* client) {
   Aof& aof = engine_.aof();
-  if (!aof.HoldsReplies() || client->aof_hold_offset <= aof.durable_offset()) return false;
+  const OutputBuffer& output = client->output();
+  if (!aof.HoldsReplies()) {
+    client->aof_stamp_count = 0;
+    return UINT64_MAX;  // every reply may leave
+  }
+  // Replies made before the mode changed to always, or before a kill left them: nobody stamped
+  // them, and no FlushPendingWrites will (the client has no new reply queued). They may depend
+  // on anything written so far.
+  if (!(client->flags & kClientPendingWrite)) StampForAof(client, aof.written_offset());
+  const uint64_t durable = aof.durable_offset();
+  size_t released = 0;
+  while (released < client->aof_stamp_count && client->aof_stamps[released].aof_offset <= durable) {
+    client->aof_released_end =
+        std::max(client->aof_released_end, client->aof_stamps[released].output_end);
+    released++;
+  }
+  if (released > 0) {
+    std::copy(client->aof_stamps.begin() + static_cast<ptrdiff_t>(released),
+              client->aof_stamps.begin() + static_cast<ptrdiff_t>(client->aof_stamp_count),
+              client->aof_stamps.begin());
+    client->aof_stamp_count -= released;
+  }
+  return std::max(client->aof_released_end, output.start_position());
+}
+
+void Server::HoldForAof(Client* client) {
+  if (client->flags & kClientAofHeld) return;
   client->flags |= kClientAofHeld;
   aof_held_.push_back(client);
-  // No writability events while held: the release flushes it.
-  UpdateInterest(client, !(client->flags & kClientReadPaused), false);
-  return true;
 }
 
 void Server::ReleaseAofHeld() {
@@ -555,8 +592,9 @@ void Server::ReleaseAofHeld() {
   const uint64_t durable = aof.durable_offset();
   std::vector<Client*> released;
   std::erase_if(aof_held_, [&](Client* client) {
-    // Turned off, or durable: the replies go.
-    if (aof.HoldsReplies() && client->aof_hold_offset > durable) return false;
+    // Turned off, or the oldest group's AOF bytes are durable: (some of) the replies go.
+    const bool ready = client->aof_stamp_count > 0 && client->aof_stamps[0].aof_offset <= durable;
+    if (aof.HoldsReplies() && !ready) return false;
     client->flags &= ~kClientAofHeld;
     released.push_back(client);
     return true;
@@ -595,14 +633,24 @@ void Server::DrainAof() {
 }
 
 void Server::Flush(Client* client) {
-  if (HoldForAof(client)) return;
-  engine_.stats().total_writes_processed++;
   OutputBuffer& output = client->output();
+  // appendfsync always: only replies whose AOF bytes are durable leave.
+  const uint64_t writable_end = AofWritableEnd(client);
+  if (!output.empty() && output.start_position() < writable_end) {
+    engine_.stats().total_writes_processed++;
+  }
   ConstSlice slices[limits::kWriteSlicesMax];
-  while (!output.empty()) {
-    const size_t count = output.Gather(slices, limits::kWriteSlicesMax);
+  while (!output.empty() && output.start_position() < writable_end) {
+    size_t count = output.Gather(slices, limits::kWriteSlicesMax);
     size_t offered = 0;
-    for (size_t i = 0; i < count; i++) offered += slices[i].size;
+    const uint64_t offer_max = writable_end - output.start_position();
+    for (size_t i = 0; i < count; i++) {
+      if (offered + slices[i].size >= offer_max) {
+        slices[i].size = static_cast<size_t>(offer_max - offered);
+        count = i + 1;
+      }
+      offered += slices[i].size;
+    }
     const IoResult result = network_.Write(client->conn(), slices, count);
     if (result.code == IoCode::kWouldBlock) break;
     if (result.code != IoCode::kOk) {
@@ -618,8 +666,12 @@ void Server::Flush(Client* client) {
     client->last_interaction_ms = engine_.wall_ms();
     if (result.bytes < offered) break;  // the socket is full; wait for writability
   }
-  const bool pending = !output.empty();
-  if (!pending && (client->flags & kClientCloseAfterReply)) {
+  // Replies left that wait for the AOF, not for the socket: no writability events meanwhile;
+  // ReleaseAofHeld flushes the client when their bytes are durable.
+  const bool waits_for_aof = !output.empty() && output.start_position() >= writable_end;
+  if (waits_for_aof) HoldForAof(client);
+  const bool pending = !output.empty() && !waits_for_aof;
+  if (output.empty() && (client->flags & kClientCloseAfterReply)) {
     Close(client, "close after reply");
     return;
   }

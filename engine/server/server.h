@@ -80,9 +80,15 @@ class Server final : public ListenerControl {
   void QueueWrite(Client* client);
   void FlushPendingWrites();
   void Flush(Client* client);
-  // appendfsync always: whether `client`'s replies must wait for the AOF (it is then held), and
-  // the release of the held clients whose wait is over.
-  bool HoldForAof(Client* client);
+  // appendfsync always (Client::aof_stamps): the replies `client` got since its last stamp wait
+  // for the AOF stream up to `aof_offset`; the output position before which its replies may be
+  // written now; holding a client whose next replies wait for the AOF, and releasing the held
+  // clients whose oldest wait is over. A reply never leaves before the AOF bytes of every write
+  // made before it are durable, even when its client's socket turns writable in the iteration
+  // that made it (Redis orders a client's write before its read with AE_BARRIER for this).
+  void StampForAof(Client* client, uint64_t aof_offset);
+  uint64_t AofWritableEnd(Client* client);
+  void HoldForAof(Client* client);
   void ReleaseAofHeld();
   // Before exiting: the AOF's last bytes are written and synced (within a bound).
   void DrainAof();

@@ -534,4 +534,35 @@ MUTATIONS = [
         "find": "        for (const auto& command : queued) run(command);\n",
         "replace": "",
     },
+    {
+        "name": "aof-always-replies-before-sync",
+        "why": "with appendfsync always a reply leaves once its command is written, before the "
+               "sync completes: a power loss then loses a write a client was told about",
+        "file": "engine/server/server.cc",
+        "find": "  const uint64_t durable = aof.durable_offset();\n  size_t released = 0;\n",
+        "replace": "  const uint64_t durable = aof.written_offset();\n  size_t released = 0;\n",
+    },
+    {
+        "name": "aof-manifest-rename-without-directory-sync",
+        "why": "the new manifest is renamed into place and the parent directory synced instead of "
+               "the AOF's own: a power loss brings the old manifest back, without the incremental "
+               "file the writes since the rewrite went to (Redis's bug before 7.0.3)",
+        "file": "engine/server/aof.cc",
+        "find": "        job.phase = ManifestJob::Phase::kSyncDirAfter;\n"
+                "        job.token = kTokenBit | next_token_++;\n"
+                "        status = files.SyncDirectoryAsync(DirPath(), job.token);\n",
+        "replace": "        job.phase = ManifestJob::Phase::kSyncDirAfter;\n"
+                   "        job.token = kTokenBit | next_token_++;\n"
+                   "        status = files.SyncDirectoryAsync(engine_.persistence().Directory(), "
+                   "job.token);\n",
+    },
+    {
+        "name": "aof-load-applies-half-a-transaction",
+        "why": "loading an AOF whose tail was cut inside a MULTI block applies the commands read "
+               "so far instead of reverting them: a power loss leaves half a transaction",
+        "file": "engine/server/aof.cc",
+        "find": "      if (in_multi) *valid_up_to = before_multi;\n      *truncated = true;\n",
+        "replace": "      if (in_multi) {\n        for (const auto& command : queued) run(command);\n"
+                   "      }\n      *truncated = true;\n",
+    },
 ]
