@@ -70,6 +70,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(SetCommands());
   Add(HashCommands());
   Add(ZsetCommands());
+  Add(GeoCommands());
   Add(BitCommands());
   Add(HllCommands());
   Add(SortCommands());
