@@ -393,10 +393,11 @@ void CollectCell(const ZsetValue& zset, geo::Cell cell, const geo::Shape& shape,
   size_t rank = zset.CountScoreBelow(static_cast<double>(min), false);
   const size_t end = zset.CountScoreBelow(static_cast<double>(max), false);
   bool full = false;
-  // In slices, so that ANY stops without walking the rest of a large cell.
+  // With ANY in slices, so that it stops without walking the rest of a large cell; otherwise in
+  // one walk (a listpack's ForRange walks from its start each time).
   constexpr size_t kSlice = 64;
   while (rank < end && !full) {
-    const size_t slice = std::min(kSlice, end - rank);
+    const size_t slice = limit == 0 ? end - rank : std::min(kSlice, end - rank);
     zset.ForRange(rank, slice, false, [&](std::string_view member, double score) {
       if (full) return;
       geo::Point point;
