@@ -59,6 +59,14 @@ constexpr std::string_view kValues[] = {
     "ENCODING",
     "TODENSE",
     std::string_view("HYLL\x01\0\0\0\0\0\0\0\0\0\0\0\x7f\xff", 18),
+    // Geo: coordinates on and past the indexable limits and a point's 52-bit score.
+    "180",
+    "-180",
+    "85.05112878",
+    "-85.05112879",
+    "13.361389",
+    "38.115556",
+    "3479099956230698",
 };
 
 void AddTokens(const std::vector<ArgSpec>& args, std::set<std::string>* tokens) {

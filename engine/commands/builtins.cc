@@ -26,6 +26,7 @@ void Registry::AddBuiltins() {
   RegisterSetCommands(*registry);
   RegisterHashCommands(*registry);
   RegisterZsetCommands(*registry);
+  RegisterGeoCommands(*registry);
   RegisterBitmapCommands(*registry);
   RegisterBitfieldCommands(*registry);
   RegisterHyperLogLogCommands(*registry);

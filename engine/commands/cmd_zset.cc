@@ -149,12 +149,13 @@ void PairReply::Pair(std::string_view member, double score) {
   if (with_scores_) context_.reply.Double(score);
 }
 
-bool StoreZset(CommandContext& context, std::string_view key, ZsetValue* zset, KeyEvent event) {
+bool StoreZset(CommandContext& context, std::string_view key, ZsetValue* zset, KeyEvent event,
+               size_t changes) {
   const int db = context.db_index();
   const uint64_t hash = context.keyspace.Hash(db, key);
   (void)context.keyspace.LookupWrite(db, key, hash);
   if (context.keyspace.SetObject(db, key, hash, ValueType::kZSet, ZsetEncodingOf(*zset), zset,
-                                 kNoExpiry, event, 1) == Database::SetOutcome::kOutOfMemory) {
+                                 kNoExpiry, event, changes) == Database::SetOutcome::kOutOfMemory) {
     ZsetValue::Destroy(zset, ZsetMemory(context));
     context.reply.Error(errors::kOom);
     return false;
@@ -215,15 +216,6 @@ size_t PopAndReply(CommandContext& context, std::string_view key, size_t count, 
 namespace {
 
 // --- ZADD, ZINCRBY ----------------------------------------------------------------------------
-
-struct ZaddFlags {
-  bool nx = false;
-  bool xx = false;
-  bool gt = false;
-  bool lt = false;
-  bool ch = false;
-  bool incr = false;
-};
 
 // One member's planned change: zsetAdd applied in order, on a view that sees the command's own
 // earlier pairs (ZADD z 1 a 2 a sets a to 2 and counts an add and an update).
@@ -318,6 +310,14 @@ void ZaddGeneric(CommandContext& context, ZaddFlags flags, size_t first_score) {
     }
     pairs.emplace_back(score, context.arg(i + 1));
   }
+  ZaddPairs(context, flags, pairs);
+}
+
+}  // namespace
+
+void ZaddPairs(CommandContext& context, const ZaddFlags& flags,
+               const std::vector<std::pair<double, std::string_view>>& pairs) {
+  KEEL_ASSERT(!pairs.empty());
   const int db = context.db_index();
   const std::string_view key = context.arg(1);
   const uint64_t hash = context.keyspace.Hash(db, key);
@@ -368,6 +368,8 @@ void ZaddGeneric(CommandContext& context, ZaddFlags flags, size_t first_score) {
   }
   context.reply.Integer(static_cast<int64_t>(flags.ch ? changes : plan.added));
 }
+
+namespace {
 
 // ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
 void CmdZadd(CommandContext& context) {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
@@ -109,8 +111,25 @@ class PairReply {
 };
 
 // Stores `zset` (owned by the key on success) as `key`, replacing what it held, announced as
-// `event`. On refused memory replies with the OOM error, frees `zset` and returns false.
-bool StoreZset(CommandContext& context, std::string_view key, ZsetValue* zset, KeyEvent event);
+// `event` and counted as `changes` in the dirty counter. On refused memory replies with the OOM
+// error, frees `zset` and returns false.
+bool StoreZset(CommandContext& context, std::string_view key, ZsetValue* zset, KeyEvent event,
+               size_t changes = 1);
+
+// ZADD's options.
+struct ZaddFlags {
+  bool nx = false;
+  bool xx = false;
+  bool gt = false;
+  bool lt = false;
+  bool ch = false;
+  bool incr = false;
+};
+// ZADD after its arguments parsed (zaddGenericCommand from the key lookup on): applies `pairs`
+// (score, member; at least one) to the sorted set at context.arg(1) as `flags` say and replies.
+// GEOADD calls it with the scores of its points, as Redis's GEOADD calls ZADD.
+void ZaddPairs(CommandContext& context, const ZaddFlags& flags,
+               const std::vector<std::pair<double, std::string_view>>& pairs);
 // A STORE form whose result is empty: the destination is deleted ("del") and 0 replied.
 void StoreEmptyResult(CommandContext& context, std::string_view destination);
 
@@ -146,5 +165,6 @@ void RegisterZsetCommands(Registry& registry);
 void RegisterZsetRangeCommands(Registry& registry);     // ZRANGE family, ZCOUNT, ZREMRANGEBY*
 void RegisterZsetAlgebraCommands(Registry& registry);   // ZINTER*, ZUNION*, ZDIFF*
 void RegisterZsetBlockingCommands(Registry& registry);  // BZPOPMIN, BZPOPMAX, BZMPOP
+void RegisterGeoCommands(Registry& registry);           // GEOADD, GEOSEARCH, ... (cmd_geo.cc)
 
 }  // namespace keel

@@ -70,6 +70,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(SetCommands());
   Add(HashCommands());
   Add(ZsetCommands());
+  Add(GeoCommands());
   Add(BitCommands());
   Add(HllCommands());
   Add(SortCommands());
@@ -162,6 +163,18 @@ Expected Model::Execute(Session& session, std::span<const std::string> args,
   return Run(session, *command, args, context);
 }
 
+namespace {
+// Whether two values hold the same contents, whatever their encodings: a conversion alone (SORT
+// turning a sorted set's listpack into a skiplist) is not a change of the key, and Redis's
+// zsetConvert breaks no WATCH. Writes that keep the value are in written_.
+bool SameContent(const Value& before, const Value& after) {
+  if (before.encoding == after.encoding) return before == after;
+  Value recoded = after;
+  recoded.encoding = before.encoding;
+  return before == recoded;
+}
+}  // namespace
+
 Expected Model::Run(Session& session, const Command& command, std::span<const std::string> args,
                     const Context& context) {
   // Which keys the command changed, for WATCH: every key whose value differs afterwards (lazy
@@ -181,7 +194,7 @@ Expected Model::Run(Session& session, const Command& command, std::span<const st
     std::vector<std::string> changed;
     for (const auto& [key, value] : new_table) {
       auto old = old_table.find(key);
-      if (old == old_table.end() || !(old->second == value)) changed.push_back(key);
+      if (old == old_table.end() || !SameContent(old->second, value)) changed.push_back(key);
     }
     for (const auto& [key, value] : old_table) {
       if (new_table.find(key) == new_table.end()) changed.push_back(key);

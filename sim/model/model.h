@@ -296,6 +296,7 @@ std::span<const Command> ListCommands();        // model_list.cc
 std::span<const Command> SetCommands();         // model_set.cc
 std::span<const Command> HashCommands();        // model_hash.cc
 std::span<const Command> ZsetCommands();        // model_zset.cc
+std::span<const Command> GeoCommands();         // model_geo.cc
 std::span<const Command> BitCommands();         // model_bits.cc
 std::span<const Command> HllCommands();         // model_hll.cc
 std::span<const Command> SortCommands();        // model_sort.cc

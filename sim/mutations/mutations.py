@@ -436,6 +436,54 @@ MUTATIONS = [
         "find": "      const double value = Weighted(source.weight, score);\n",
         "replace": "      const double value = score;\n",
     },
+    # Geo (engine/base/geohash.cc, engine/commands/cmd_geo.cc): the model computes positions,
+    # cells and distances on its own.
+    {
+        "name": "geo-search-looks-east-twice",
+        "why": "a search visits the eastern neighbour cell where it should visit the western one, "
+               "so members west of the centre's cell are missed",
+        "file": "engine/base/geohash.cc",
+        "find": "          Move(center, -1, 0),    // west\n",
+        "replace": "          Move(center, 1, 0),     // west\n",
+    },
+    {
+        "name": "geo-withdist-in-meters",
+        "why": "WITHDIST replies the distance in meters whatever the unit asked for",
+        "file": "engine/commands/cmd_geo.cc",
+        "find": "    if (request.with_distance) ReplyDistance(context, match.distance / "
+                "request.shape.conversion);\n",
+        "replace": "    if (request.with_distance) ReplyDistance(context, match.distance);\n",
+    },
+    {
+        "name": "geo-count-leaves-matches-unsorted",
+        "why": "COUNT without ASC or DESC keeps the first matches found instead of the nearest",
+        "file": "engine/commands/cmd_geo.cc",
+        "find": "  if (request.count != 0 && request.order == Order::kNone && !request.any) {\n",
+        "replace": "  if (request.count != 0 && request.order == Order::kNone && request.any) {\n",
+    },
+    {
+        "name": "geo-box-uses-full-height",
+        "why": "BYBOX keeps points up to the box's full height from the centre, not half of it",
+        "file": "engine/base/geohash.cc",
+        "find": "  if (LatitudeDistance(y2, y1) > shape.height * shape.conversion / 2) return false;\n",
+        "replace": "  if (LatitudeDistance(y2, y1) > shape.height * shape.conversion) return false;\n",
+    },
+    {
+        "name": "geo-position-not-clamped",
+        "why": "a position decoded past the indexable limits is not clamped (GEOPOS of a point "
+               "added at longitude 180 prints more than 180)",
+        "file": "engine/base/geohash.cc",
+        "find": "  if (point.longitude > kLongitudeMax) point.longitude = kLongitudeMax;\n",
+        "replace": "",
+    },
+    {
+        "name": "geosearchstore-storedist-in-meters",
+        "why": "STOREDIST stores the distances in meters whatever the unit",
+        "file": "engine/commands/cmd_geo.cc",
+        "find": "        request.store_distance ? match.distance / request.shape.conversion : "
+                "match.score;\n",
+        "replace": "        request.store_distance ? match.distance : match.score;\n",
+    },
     # The bit and HyperLogLog families (engine/db/types/bitmap.cc, hyperloglog.cc).
     {
         "name": "bitcount-range-counts-the-last-byte-whole",

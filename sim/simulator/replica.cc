@@ -53,12 +53,14 @@ std::string CanonicalHash(const Entry& entry) {
 
 // A sorted set's members and scores in order, whatever its encoding: SORT turns the primary's
 // listpack into a skiplist and, reading only, is not replayed (Redis's replicas keep theirs).
+// A score of -0 is written 0: a skiplist keeps the sign, a listpack stores the integer 0, so a
+// ZADD of -0 after such a SORT leaves the primary with -0 and the replica with 0, as in Redis.
 std::string CanonicalZset(const Entry& entry) {
   std::string text = "zset";
   static_cast<const ZsetValue*>(EntryObject(entry))
       ->ForEach([&](std::string_view member, double score) {
         char number[64];
-        std::snprintf(number, sizeof(number), "%.17g", score);
+        std::snprintf(number, sizeof(number), "%.17g", score == 0 ? 0.0 : score);
         text += "|" + std::string(member) + "=" + number;
       });
   return text;

@@ -74,5 +74,6 @@ void GenerateSetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>
 void GenerateHashFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateZsetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateBits(Rng& rng, const KeySpace& space, std::vector<std::string>* args);  // + PF*
+void GenerateGeo(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 
 }  // namespace keel::workload
