@@ -497,7 +497,7 @@ void Aof::FlushBuffer() {
   if (incr_requested_ >= incr_size_ || data_sync_in_flight_) return;
   if (policy == kFsyncAlways ||
       (policy == kFsyncEverysec &&
-       engine_.wall_ms() - last_sync_request_ms_ >= kEverysecIntervalMs)) {
+       engine_.now_monotonic_us() - last_sync_request_us_ >= kEverysecIntervalMs * 1000)) {
     RequestSync();
   }
 }
@@ -538,7 +538,7 @@ void Aof::RequestSync() {
   sync.offset = appended_offset_;
   incr_requested_ = incr_size_;
   data_sync_in_flight_ = true;
-  last_sync_request_ms_ = engine_.wall_ms();
+  last_sync_request_us_ = engine_.now_monotonic_us();
   const Status requested = engine_.env().files().SyncAsync(incr_file_, sync.token);
   if (!requested.ok()) {
     sync.failed = true;
@@ -795,6 +795,13 @@ void Aof::OnManifestDurable(int64_t incr_seq, uint64_t generation) {
 // --- Rewriting ----------------------------------------------------------------------------------
 
 std::string Aof::StartRewrite(bool in_exec) {
+  if (rewrite_ != nullptr && rewrite_->at_startup) {
+    // Redis makes the first base synchronously before it serves anyone, so a BGREWRITEAOF right
+    // after the start always starts; Keel's is written by the loop and may still be running:
+    // this one starts as soon as it is done.
+    rewrite_scheduled_ = true;
+    return "";
+  }
   if (rewrite_ != nullptr) return "ERR Background append only file rewriting already in progress";
   if (engine_.persistence().background_save_in_progress() || in_exec) {
     rewrite_scheduled_ = true;

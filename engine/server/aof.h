@@ -207,7 +207,9 @@ class Aof final : public PropagationSink {
   uint64_t durable_offset_ = 0;
   std::deque<PendingSync> pending_;
   uint64_t next_token_ = 1;
-  int64_t last_sync_request_ms_ = 0;
+  // everysec's second runs on the monotonic clock: a wall clock stepped back must not hold syncs
+  // back (Redis measures it on unixtime).
+  int64_t last_sync_request_us_ = 0;
   bool data_sync_in_flight_ = false;
   bool append_failed_ = false;
   bool sync_failed_ = false;  // a sync failed, and no retry has succeeded since

@@ -103,6 +103,35 @@ TEST_F(AofTest, StartMakesTheFilesRedisMakes) {
   EXPECT_EQ(Info("aof_last_write_status"), "ok");
 }
 
+// Redis makes the first base before it serves anyone; Keel's loop may still be writing it when
+// the first client asks for a rewrite, which must start then as on Redis, not fail as a second
+// rewrite would (the interop test's BGREWRITEAOF right after the start failed so on a busy
+// machine).
+TEST_F(AofTest, BgrewriteaofWhileTheFirstBaseIsWrittenStarts) {
+  // A directory no AOF was ever written to, and a client there before the loop first runs.
+  StartServer(ConfigWith(
+      {{"save", ""}, {"appendonly", "yes"}, {"appendfsync", "always"}, {"dir", "fresh"}}));
+  ASSERT_TRUE(engine_->aof().rewrite_in_progress());  // the first base, not yet written
+  client_ = env_.sim_network().Connect(port_);
+  env_.sim_network().Send(client_, Request({"bgrewriteaof"}));
+  std::string received;
+  for (int i = 0; i < 10 && received.empty(); i++) {
+    server_->RunOnce();
+    received = env_.sim_network().Receive(client_);
+  }
+  EXPECT_EQ(
+      testing::DecodeAll(received),
+      std::vector<RespValue>{testing::Status("Background append only file rewriting started")});
+  for (int i = 0;
+       i < 1000 && (engine_->aof().rewrite_in_progress() || engine_->aof().rewrite_scheduled());
+       i++) {
+    server_->RunOnce();
+  }
+  EXPECT_FALSE(engine_->aof().rewrite_in_progress() || engine_->aof().rewrite_scheduled());
+  EXPECT_EQ(Info("aof_rewrites"), "1");
+  EXPECT_EQ(Info("aof_last_bgrewrite_status"), "ok");
+}
+
 TEST_F(AofTest, EveryTypeReplaysAfterARestart) {
   Fill();
   const std::string digest = Digest();
@@ -180,6 +209,21 @@ TEST_F(AofTest, EverysecLosesAtMostTheLastSecond) {
   Settle();
   Restart(/*crash=*/true, Everysec());
   EXPECT_EQ(Command({"get", "old"}), testing::Bulk("1"));
+}
+
+// The second counts on the monotonic clock: a wall clock stepped back (NTP) must not hold the
+// next sync back for as long as it stepped. Redis measures it on the wall clock (unixtime).
+TEST_F(AofTest, EverysecSyncsWithinASecondWhenTheWallClockStepsBack) {
+  Restart(/*crash=*/false, Everysec());
+  ASSERT_EQ(Command({"set", "first", "1"}), Ok());  // a sync is requested now
+  env_.sim_clock().JumpWall(-3'000'000);
+  ASSERT_EQ(Command({"set", "second", "2"}), Ok());
+  const int64_t start_us = env_.clock().MonotonicUs();
+  while (env_.clock().MonotonicUs() - start_us < 1'300'000) server_->RunOnce();
+  server_->RunOnce();  // completes the sync requested in the last one
+  EXPECT_EQ(engine_->aof().durable_offset(), engine_->aof().written_offset());
+  Restart(/*crash=*/true, Everysec());
+  EXPECT_EQ(Command({"get", "second"}), testing::Bulk("2"));
 }
 
 class AofRewriteTest : public AofTest, public ::testing::WithParamInterface<bool> {};
