@@ -83,6 +83,8 @@ class OutputBuffer {
   size_t pending_bytes() const { return pending_bytes_; }
   bool empty() const { return pending_bytes_ == 0; }
   bool failed() const { return failed_; }
+  // Forgets a failure (a client whose replies are read in-process goes on after one).
+  void ClearFailure() { failed_ = false; }
   size_t chunk_count() const { return chunk_count_; }
 
   // Describes up to `slices_max` pending byte ranges, oldest first; returns how many.
