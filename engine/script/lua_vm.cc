@@ -629,6 +629,9 @@ int LuaVm::Init(lua_State* state) {
 
   lua_pushcfunction(state, ErrorHandler);
   lua_setfield(state, globals, "__redis__err__handler");
+  // The time-limit hook finds the VM here.
+  lua_pushlightuserdata(state, vm);
+  lua_setfield(state, LUA_REGISTRYINDEX, "keel_vm");
 
   // Read-only tables: a proxy for every library table, and one for the globals.
   lua_newtable(state);
@@ -811,11 +814,12 @@ void LuaVm::PushErrorHandler() {
 
 namespace {
 
-void InterruptHook(lua_State* state, lua_Debug* /*where*/) {
+void InterruptHook(lua_State* state, lua_Debug* where) {
   lua_getfield(state, LUA_REGISTRYINDEX, "keel_vm");
   auto* vm = static_cast<LuaVm*>(lua_touserdata(state, -1));
   lua_pop(state, 1);
-  if (!vm->host().Interrupt()) return;
+  const int64_t instructions = where->event == LUA_HOOKCOUNT ? LuaVm::kHookInstructions : 0;
+  if (!vm->host().Interrupt(instructions)) return;
   vm->HookEveryLine();
   RaiseRedisError(state, "Script killed by user with SCRIPT KILL...");
 }
@@ -824,8 +828,6 @@ void InterruptHook(lua_State* state, lua_Debug* /*where*/) {
 
 void LuaVm::SetInterruptHook(bool on) {
   if (on) {
-    lua_pushlightuserdata(state_, this);
-    lua_setfield(state_, LUA_REGISTRYINDEX, "keel_vm");
     lua_sethook(state_, InterruptHook, LUA_MASKCOUNT, kHookInstructions);
   } else {
     lua_sethook(state_, nullptr, 0, 0);

@@ -66,9 +66,10 @@ class LuaHost {
   virtual void SetRepl(int flags) = 0;
   // redis.log: `level` is 0..3 (debug..warning).
   virtual void Log(int level, std::string_view line) = 0;
-  // The script's time limit hook (every kHookInstructions instructions): true to stop the
-  // script with "Script killed by user with SCRIPT KILL...".
-  virtual bool Interrupt() = 0;
+  // The script's time limit hook, after `instructions` more Lua instructions (kHookInstructions;
+  // 0 when it runs on every line, once the script was killed): true to stop the script with
+  // "Script killed by user with SCRIPT KILL...".
+  virtual bool Interrupt(int64_t instructions) = 0;
 };
 
 class LuaVm {

@@ -300,6 +300,7 @@ void Scripting::RunScript(CommandContext& context, std::string_view sha, const S
   const int64_t maxmemory = engine_.settings().maxmemory;
   run.oom_at_start =
       maxmemory > 0 && engine_.memory().used_bytes_total() > static_cast<size_t>(maxmemory);
+  run.start_us = engine_.env().clock().MonotonicUs();
 
   client_.db_index = caller.db_index;
   client_.reply().set_resp(2);
@@ -321,6 +322,7 @@ void Scripting::RunScript(CommandContext& context, std::string_view sha, const S
   // Every cached script was compiled into the interpreter that runs it (they go together).
   KEEL_ASSERT(!run_args.missing);
   vm_->SetInterruptHook(false);
+  if (run.timed_out) engine_.set_busy(BusyKind::kNone);
   run_ = nullptr;
   client_.output().Clear();
   if (status != 0) {
@@ -407,6 +409,34 @@ void Scripting::Log(int level, std::string_view line) {
   engine_.Log(static_cast<LogLevel>(level), line);
 }
 
-bool Scripting::Interrupt() { return run_ != nullptr && run_->killed; }
+bool Scripting::Interrupt(int64_t instructions) {
+  if (run_ == nullptr) return false;
+  Clock& clock = engine_.env().clock();
+  clock.ChargeComputation(instructions);
+  if (!run_->timed_out) {
+    // Redis's scriptInterrupt: past busy-reply-threshold the script goes on, but the server
+    // serves the others (with BUSY for most commands) every time the hook runs.
+    const int64_t elapsed_ms = (clock.MonotonicUs() - run_->start_us) / 1000;
+    const int64_t threshold_ms = engine_.settings().busy_reply_threshold_ms;
+    if (threshold_ms <= 0 || elapsed_ms < threshold_ms) return false;
+    engine_.Log(LogLevel::kWarning,
+                "Slow script detected: still in execution after " + Int64ToString(elapsed_ms) +
+                    " milliseconds. You can try killing the script using the SCRIPT KILL "
+                    "command. Script name is: " +
+                    std::string(run_->name) + ".");
+    run_->timed_out = true;
+    engine_.set_busy(BusyKind::kEval);
+  }
+  engine_.ProcessEventsWhileBlocked(*run_->caller);
+  if (engine_.shutdown_requested() && !run_->killed) {
+    // SHUTDOWN NOSAVE: Redis exits at once and the script's client hears nothing.
+    run_->killed = true;
+    engine_.RequestClose(run_->caller);
+  }
+  if (run_->killed && instructions > 0) {
+    engine_.Log(LogLevel::kWarning, "Lua script killed by user with SCRIPT KILL.");
+  }
+  return run_->killed;
+}
 
 }  // namespace keel

@@ -59,7 +59,7 @@ class Scripting final : public EngineExtension, public LuaHost {
   void SetResp(int resp) override;
   void SetRepl(int flags) override;
   void Log(int level, std::string_view line) override;
-  bool Interrupt() override;
+  bool Interrupt(int64_t instructions) override;
 
  private:
   // A cached script: its body in memory the accountant counts (used_memory), and its flags.
@@ -95,7 +95,9 @@ class Scripting final : public EngineExtension, public LuaHost {
     bool oom_at_start = false;  // memory was over maxmemory when it started
     bool wrote = false;         // a write command ran: it can no longer be killed
     bool killed = false;
-    bool propagate = true;  // redis.set_repl
+    bool propagate = true;   // redis.set_repl
+    bool timed_out = false;  // ran past busy-reply-threshold: other clients get BUSY
+    int64_t start_us = 0;    // monotonic, read from the environment's clock
   };
 
   // Makes the interpreter if there is none; false when memory was refused.

@@ -373,7 +373,10 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   // nothing to evict or refuse: the request path's common case costs one sum and a compare.
   const int64_t maxmemory = settings().maxmemory;
   if (maxmemory > 0 && memory_.used_bytes_total() > static_cast<size_t>(maxmemory)) {
-    const bool over = writes_paused() || PerformEvictions() == EvictionResult::kFailed;
+    // Nothing is evicted while a busy script lets another client in: the script's command is
+    // not over, and evicting would end its propagation unit early.
+    const bool over =
+        writes_paused() || call_depth_ > 0 || PerformEvictions() == EvictionResult::kFailed;
     // Queuing takes memory too: inside MULTI every command is refused but those that end the
     // transaction or the connection (EXEC only when one of its commands is denyoom).
     const MultiRole role = RoleInMulti(spec);
@@ -399,6 +402,11 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   if ((client.flags & kClientMonitor) &&
       (EffectiveFlags(client, spec, args) & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
     return errors::kReplicaKeyspace;
+  }
+  // A script past busy-reply-threshold serves others only what may run meanwhile (Redis's
+  // processCommand: SCRIPT KILL, SHUTDOWN NOSAVE, the transaction commands, AUTH, HELLO...).
+  if (busy_ != BusyKind::kNone && !(spec.flags & kCmdAllowBusy)) {
+    return busy_ == BusyKind::kEval ? kBusyEval : kBusyFunction;
   }
   // A RESP2 connection in subscribed mode reads only pushes: it may only change its
   // subscriptions, PING, QUIT and RESET. RESP3 has no such limit.
@@ -440,7 +448,9 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   // Replies that reach this client between its commands (MONITOR lines) obey the same switches.
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
   // Redis's handleClientsBlockedOnKeys after every top-level command: the keys it made ready
-  // serve their waiters now, before any other client's command.
+  // serve their waiters now, before any other client's command. Not while a busy script lets
+  // this command in: the script's own command is not over.
+  if (call_depth_ > 0) return result;
   if (blocking_.has_ready()) ServeReadyKeys();
   if (evictions_pending_) {
     evictions_pending_ = false;

@@ -58,6 +58,20 @@ class ListenerControl {
   virtual Status Rebind(const ConfigValues& next) = 0;
 };
 
+// Lets a command that runs long (a script past busy-reply-threshold) serve the other clients
+// meanwhile (Redis's processEventsWhileBlocked). Implemented by Server.
+class EventPump {
+ public:
+  virtual ~EventPump() = default;
+  // Serves what is ready now, without waiting and without cron: new connections, the commands
+  // of every client but `busy_client` (which runs the long command; its input waits), replies.
+  virtual void ProcessEventsWhileBlocked(const Client& busy_client) = 0;
+};
+
+// What keeps the server busy (Redis's isInsideYieldingLongCommand): other clients' commands
+// are refused with BUSY, but those marked allow_busy.
+enum class BusyKind : uint8_t { kNone, kEval, kFunction };
+
 // What Execute did with a command.
 enum class ExecuteResult : uint8_t {
   kDone,       // ran, or was refused with an error reply
@@ -363,6 +377,19 @@ class Engine : public ErrorObserver {
   void RequestClose(Client* client);
   std::vector<uint64_t> TakeCloseRequests() { return std::move(close_requests_); }
 
+  // --- Long commands (scripts past busy-reply-threshold) --------------------------------
+  void set_event_pump(EventPump* pump) { event_pump_ = pump; }
+  // Serves the other clients' events now (nothing without a Server).
+  void ProcessEventsWhileBlocked(const Client& busy_client) {
+    if (event_pump_ != nullptr) event_pump_->ProcessEventsWhileBlocked(busy_client);
+  }
+  BusyKind busy() const { return busy_; }
+  void set_busy(BusyKind kind) { busy_ = kind; }
+  static constexpr std::string_view kBusyEval =
+      "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+  static constexpr std::string_view kBusyFunction =
+      "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
   // The server's listeners, when a Server runs this engine (else nullptr).
   ListenerControl* listener_control() { return listener_control_; }
   void set_listener_control(ListenerControl* control) { listener_control_ = control; }
@@ -483,6 +510,8 @@ class Engine : public ErrorObserver {
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;
   ListenerControl* listener_control_ = nullptr;
+  EventPump* event_pump_ = nullptr;
+  BusyKind busy_ = BusyKind::kNone;
   std::vector<Client*> monitors_;  // in MONITOR order
   std::vector<uint64_t> output_wakeups_;
   // The running commands, outermost first (frames past call_depth_ are kept for their capacity).
