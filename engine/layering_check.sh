@@ -10,6 +10,7 @@
 #   db        the keyspace: entries, typed values, expiry, eviction, the write path
 #   registry  command definitions and the table that resolves them
 #   server    processing and calling commands, clients, configuration, statistics
+#   script    the Lua interpreter and the scripts it runs (EVAL, functions)
 #   commands  the handlers, one family per file group
 #
 # Handlers get a CommandContext (keyspace, reply writer, client, clock, configuration, memory).
@@ -17,7 +18,7 @@
 # a data family (strings, keys, lists, sets, ...) that does is reported.
 set -u
 dir=${1:-$(dirname "$0")}
-layers=(base env resp db registry server commands)
+layers=(base env resp db registry server script commands)
 # Families that administer the server: CLIENT, COMMAND, CONFIG, connection commands (HELLO,
 # AUTH, RESET, SELECT...), DEBUG, diagnostics (MONITOR, SLOWLOG, LATENCY), INFO and the server
 # commands (SHUTDOWN, FLUSHALL...), transactions and pub/sub (they drive the call itself).

@@ -67,6 +67,20 @@ constexpr std::string_view kValues[] = {
     "13.361389",
     "38.115556",
     "3479099956230698",
+    // Scripts (EVAL's body, SCRIPT LOAD) and what they read: both conversion directions, the
+    // shebang flags, the libraries, and the SHA1 of "return 1" for EVALSHA. No loop: a script
+    // that never ends needs a SCRIPT KILL from another client, which a harness without a
+    // server loop cannot send.
+    "return redis.call('get', KEYS[1])",
+    "return redis.pcall('incr', KEYS[1])",
+    "return {1, 'x', {err='E x'}, {ok='S'}, {double=1.5}, {map={a=1}}, {set={b=true}}, 2.5}",
+    "#!lua flags=no-writes\nreturn redis.call('set', KEYS[1], ARGV[1])",
+    "redis.setresp(3) return redis.call('hgetall', KEYS[1])",
+    "return cmsgpack.unpack(cmsgpack.pack({1, 'a', {b=2}}))",
+    "return cjson.encode(cjson.decode(ARGV[1]))",
+    "return struct.unpack('>I2', ARGV[1])",
+    "[1,{\"a\":null}]",
+    "e0e1f9fabfc9d4800c877a703b823ac0578ff8db",
 };
 
 void AddTokens(const std::vector<ArgSpec>& args, std::set<std::string>* tokens) {

@@ -37,6 +37,12 @@ class SimClock final : public Clock {
   }
   // Moves only the wall clock, in either direction (an NTP step, an operator).
   void JumpWall(int64_t us) { wall_us_ += us; }
+  // Computation takes virtual time: a microsecond per kInstructionsPerUs instructions (about
+  // what an interpreter does on one core), so that a busy script is busy in a simulation too.
+  static constexpr int64_t kInstructionsPerUs = 100;
+  void ChargeComputation(int64_t instructions) override {
+    Advance(instructions / kInstructionsPerUs);
+  }
 
  private:
   int64_t monotonic_us_ = 1'000'000;

@@ -83,4 +83,9 @@ inline constexpr size_t kLogLineBytesMax = 1024;
 // a MULTI. Nothing nests deeper in Redis (EXEC and scripts refuse to run EXEC or scripts).
 inline constexpr int kCallDepthMax = 4;
 
+// Rounds of events a script past busy-reply-threshold serves each time its hook runs (Redis's
+// processEventsWhileBlocked does four): enough to answer what arrived, bounded so that the
+// script itself goes on.
+inline constexpr int kBusyEventRoundsMax = 4;
+
 }  // namespace keel::limits

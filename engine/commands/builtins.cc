@@ -38,6 +38,7 @@ void Registry::AddBuiltins() {
   RegisterDebugCommands(*registry);
   RegisterMultiCommands(*registry);
   RegisterPubsubCommands(*registry);
+  RegisterScriptingCommands(*registry);
 }
 
 const Registry& Registry::Builtin() {

@@ -429,7 +429,7 @@ constexpr CommandDef kHyperLogLogCommands[] = {
      .handler = CmdPfadd},
     {.name = "pfcount",
      .arity = -2,
-     .flags = "readonly",
+     .flags = "readonly may_replicate",
      .acl = "@hyperloglog",
      .keys = "RW access: index 1 range -1 1 0 | RW because it may change the internal "
              "representation of the key, and propagate to replicas",

@@ -452,6 +452,11 @@ void CmdShutdown(CommandContext& context) {
     return;
   }
   Engine& engine = context.server();
+  if (!nosave && engine.busy() != BusyKind::kNone) {
+    context.reply.Error(engine.busy() == BusyKind::kEval ? Engine::kBusyEval
+                                                         : Engine::kBusyFunction);
+    return;
+  }
   Persistence& persistence = engine.persistence();
   if (save || (!nosave && !engine.settings().save_rules.empty())) {
     // Redis's prepareForShutdown: a background save gives way to the final, foreground one.

@@ -100,6 +100,7 @@ void RegisterConfigCommands(Registry& registry);
 void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
 void RegisterDiagnosticCommands(Registry& registry);     // TIME, MONITOR, SLOWLOG, LATENCY
 void RegisterDebugCommands(Registry& registry);          // DEBUG
+void RegisterScriptingCommands(Registry& registry);      // EVAL and friends, SCRIPT
 void RegisterMultiCommands(Registry& registry);          // MULTI, EXEC, DISCARD, WATCH, UNWATCH
 void RegisterPubsubCommands(Registry& registry);         // SUBSCRIBE, PUBLISH, PUBSUB, ...
 

@@ -50,6 +50,12 @@ class Clock {
   // Microseconds since the Unix epoch. May jump forwards or backwards (NTP, an operator, the
   // simulator). Used for expiry timestamps and TIME. Never fails.
   virtual int64_t WallUs() = 0;
+
+  // The engine has just done `instructions` more units of pure computation (a script's Lua
+  // instructions). Real time passes by itself, so the real clock ignores it; the simulator moves
+  // its virtual time, so that a script that computes for long runs past busy-reply-threshold
+  // there too.
+  virtual void ChargeComputation(int64_t /*instructions*/) {}
 };
 
 // ---------------------------------------------------------------------------------------------

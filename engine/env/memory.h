@@ -21,6 +21,7 @@ enum class MemoryUse : uint8_t {
   kQueryBuffers,  // client input buffers
   kReplyBuffers,  // client output buffers
   kScratch,       // a running command's transient working memory, freed before it returns
+  kScripting,     // the Lua interpreter and the scripts it keeps (engine/script/)
   kCount,
 };
 

@@ -87,6 +87,8 @@ class OutputBuffer {
   uint64_t start_position() const { return dropped_bytes_; }
   uint64_t end_position() const { return dropped_bytes_ + pending_bytes_; }
   bool failed() const { return failed_; }
+  // Forgets a failure (a client whose replies are read in-process goes on after one).
+  void ClearFailure() { failed_ = false; }
   size_t chunk_count() const { return chunk_count_; }
 
   // Describes up to `slices_max` pending byte ranges, oldest first; returns how many.

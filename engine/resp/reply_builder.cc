@@ -54,13 +54,15 @@ void ReplyBuilder::SimpleString(std::string_view text) {
   out_.Append("\r\n", 2);
 }
 
-void ReplyBuilder::Error(std::string_view text) {
+void ReplyBuilder::Error(std::string_view text, bool count_in_stats) {
   // Redis's addReplyErrorFormat trims CR and LF from the ends of the text (the reply adds its
   // own), then turns the ones inside into spaces. Our texts start with the code, so only the end
   // can carry them.
   while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
   error_count_++;
-  if (error_observer_ != nullptr) error_observer_->OnErrorReply(ErrorCodeOf(text));
+  if (count_in_stats && error_observer_ != nullptr) {
+    error_observer_->OnErrorReply(ErrorCodeOf(text));
+  }
   if (muted_) return;
   out_.Append("-", 1);
   size_t start = 0;

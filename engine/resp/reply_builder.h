@@ -43,7 +43,11 @@ class ReplyBuilder {
   // `text` starts with the error code: "ERR unknown command ...", "WRONGTYPE Operation ...".
   // As Redis's addReplyErrorFormat does, carriage returns and newlines at the end are dropped and
   // those inside become spaces, so client bytes quoted in an error cannot break the protocol.
-  void Error(std::string_view text);
+  void Error(std::string_view text) { Error(text, /*count_in_stats=*/true); }
+  // Error, counted as an error of the command (error_count) but not in the error statistics when
+  // `count_in_stats` is false: a script's error that was counted when the command inside it
+  // failed (Redis's ERR_REPLY_FLAG_NO_STATS_UPDATE).
+  void Error(std::string_view text, bool count_in_stats);
   void Integer(int64_t value);
   void Bulk(std::string_view value);
   void NullBulk();   // RESP2 "$-1", RESP3 "_"

@@ -117,6 +117,8 @@ class Aof final : public PropagationSink {
 
   // Writes are refused (MISCONF) while a write or sync of the AOF is failing; the error text.
   bool writes_denied() const { return !last_write_ok_; }
+  // Why the last write or sync failed (strerror's text).
+  const std::string& last_write_error() const { return last_write_error_; }
   std::string MisconfError() const;
 
   // INFO persistence.

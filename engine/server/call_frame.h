@@ -16,11 +16,12 @@ struct CommandSpec;
 
 // How a call came about; handlers and the call itself ask (Redis's CMD_CALL_* and client flags).
 enum CallFlag : uint32_t {
-  kCallInMulti = 1u << 0,      // a command of a transaction, run by EXEC
-  kCallFromScript = 1u << 1,   // a script's redis.call or redis.pcall
-  kCallFromAof = 1u << 2,      // replayed from the AOF at start: nothing is propagated
-  kCallFromPrimary = 1u << 3,  // applied from the primary's replication stream
-  kCallRetry = 1u << 4,        // a blocked client's command, run again for a ready key
+  kCallInMulti = 1u << 0,        // a command of a transaction, run by EXEC
+  kCallFromScript = 1u << 1,     // a script's redis.call or redis.pcall
+  kCallFromAof = 1u << 2,        // replayed from the AOF at start: nothing is propagated
+  kCallFromPrimary = 1u << 3,    // applied from the primary's replication stream
+  kCallRetry = 1u << 4,          // a blocked client's command, run again for a ready key
+  kCallNoPropagation = 1u << 5,  // a script's command after redis.set_repl(redis.REPL_NONE)
 };
 
 struct CallFrame {

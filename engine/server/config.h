@@ -56,6 +56,7 @@ struct ConfigValues {
   std::string pidfile;
   std::string dir;  // "" means the working directory the server started in
   int64_t slowlog_log_slower_than = 10000;
+  int64_t busy_reply_threshold_ms = 5000;  // lua-time-limit: when a running script lets others in
   int64_t slowlog_max_len = 128;
   int64_t latency_monitor_threshold_ms = 0;  // 0: the latency monitor records nothing
   bool latency_tracking = true;

@@ -781,7 +781,8 @@ constexpr ConfigParam kTable[] = {
                   ValidateShutdownFlags),
     WithValidator(Enum("shutdown-on-sigterm", kConfigMultiArg, "default", kShutdownChoices),
                   ValidateShutdownFlags),
-    Int("busy-reply-threshold", 0, "5000", 0, kLongMax).Alias("lua-time-limit"),
+    Int("busy-reply-threshold", 0, "5000", 0, kLongMax, &CV::busy_reply_threshold_ms)
+        .Alias("lua-time-limit"),
     // Cluster.
     Bool("cluster-enabled", kImmutable, "no"),
     String("cluster-config-file", kImmutable, "nodes.conf"),

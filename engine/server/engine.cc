@@ -129,6 +129,13 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
       multi_roles_[spec->id] = MultiRole::kOomExempt;
     }
   }
+  script_commands_.assign(registry_.all().size(), false);
+  for (const CommandSpec* spec : registry_.all()) {
+    for (std::string_view name : {"eval", "evalsha", "eval_ro", "evalsha_ro"}) {
+      if (spec->full_name == name) script_commands_[spec->id] = true;
+    }
+  }
+  scripting_ = MakeScripting(*this);
   // Redis's processCommand: what a RESP2 client may run while subscribed.
   pubsub_allowed_.assign(registry_.all().size(), false);
   for (const CommandSpec* spec : registry_.all()) {
@@ -149,6 +156,7 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
 }
 
 Engine::~Engine() {
+  scripting_.reset();  // its client returns reply chunks, its interpreter memory
   if (notifier_observing_) keyspace_.RemoveObserver(&notifier_);
   clients_.clear();  // returns reply chunks before the pool goes away
 }
@@ -315,8 +323,10 @@ void Engine::QueueCommand(Client& client, const CommandSpec& spec,
   client.reply().SimpleString("QUEUED");
 }
 
-uint32_t Engine::EffectiveFlags(const Client& client, const CommandSpec& spec) const {
+uint32_t Engine::EffectiveFlags(const Client& client, const CommandSpec& spec,
+                                std::span<const std::string_view> args) const {
   uint32_t flags = spec.flags;
+  if (script_commands_[spec.id]) flags = scripting_->CommandFlags(spec, args, flags);
   if (RoleInMulti(spec) == MultiRole::kExec && client.transaction != nullptr) {
     flags |= client.transaction->command_flags();
   }
@@ -345,7 +355,8 @@ void Engine::RejectUnknown(Client& client, std::span<const std::string_view> arg
   Reject(client, nullptr, error);
 }
 
-std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& spec) {
+std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& spec,
+                                      std::span<const std::string_view> args) {
   // DEBUG is Keel's only protected command (Redis's other one is MODULE).
   if (spec.flags & kCmdProtected) {
     const int64_t allowed = settings().enable_debug_command;
@@ -362,32 +373,40 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   // nothing to evict or refuse: the request path's common case costs one sum and a compare.
   const int64_t maxmemory = settings().maxmemory;
   if (maxmemory > 0 && memory_.used_bytes_total() > static_cast<size_t>(maxmemory)) {
-    const bool over = writes_paused() || PerformEvictions() == EvictionResult::kFailed;
+    // Nothing is evicted while a busy script lets another client in: the script's command is
+    // not over, and evicting would end its propagation unit early.
+    const bool over =
+        writes_paused() || call_depth_ > 0 || PerformEvictions() == EvictionResult::kFailed;
     // Queuing takes memory too: inside MULTI every command is refused but those that end the
     // transaction or the connection (EXEC only when one of its commands is denyoom).
     const MultiRole role = RoleInMulti(spec);
-    const bool deny = (EffectiveFlags(client, spec) & kCmdDenyOom) ||
+    const bool deny = (EffectiveFlags(client, spec, args) & kCmdDenyOom) ||
                       (in_multi && role != MultiRole::kExec && role != MultiRole::kOomExempt);
     if (over && deny) return errors::kOom;
   }
   // Redis's writeCommandsDeniedByDiskError: after a failed background save, with
   // stop-writes-on-bgsave-error, writes (and PING) are refused until a save succeeds.
   if (persistence_.writes_denied() &&
-      ((EffectiveFlags(client, spec) & kCmdWrite) || spec.full_name == "ping")) {
+      ((EffectiveFlags(client, spec, args) & kCmdWrite) || spec.full_name == "ping")) {
     return errors::kMisconf;
   }
   // The same for the AOF (Redis: "-MISCONF Errors writing to the AOF file: ..."), while a write,
   // a sync or the manifest of the AOF is failing.
   if (aof_.writes_denied() &&
-      ((EffectiveFlags(client, spec) & kCmdWrite) || spec.full_name == "ping")) {
+      ((EffectiveFlags(client, spec, args) & kCmdWrite) || spec.full_name == "ping")) {
     refusal_ = aof_.MisconfError();
     return refusal_;
   }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
   if ((client.flags & kClientMonitor) &&
-      (EffectiveFlags(client, spec) & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
+      (EffectiveFlags(client, spec, args) & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
     return errors::kReplicaKeyspace;
+  }
+  // A script past busy-reply-threshold serves others only what may run meanwhile (Redis's
+  // processCommand: SCRIPT KILL, SHUTDOWN NOSAVE, the transaction commands, AUTH, HELLO...).
+  if (busy_ != BusyKind::kNone && !(spec.flags & kCmdAllowBusy)) {
+    return busy_ == BusyKind::kEval ? kBusyEval : kBusyFunction;
   }
   // A RESP2 connection in subscribed mode reads only pushes: it may only change its
   // subscriptions, PING, QUIT and RESET. RESP3 has no such limit.
@@ -402,7 +421,8 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   return {};
 }
 
-bool Engine::PausedFor(const Client& client, const CommandSpec& spec) {
+bool Engine::PausedFor(const Client& client, const CommandSpec& spec,
+                       std::span<const std::string_view> args) {
   if (pause_mode_ == PauseMode::kNone) return false;
   if (!client.has_connection() || (client.flags & kClientMonitor)) return false;
   switch (pause_mode()) {
@@ -411,7 +431,7 @@ bool Engine::PausedFor(const Client& client, const CommandSpec& spec) {
     case PauseMode::kAll:
       return true;
     case PauseMode::kWrite:
-      return (EffectiveFlags(client, spec) & (kCmdWrite | kCmdMayReplicate)) != 0;
+      return (EffectiveFlags(client, spec, args) & (kCmdWrite | kCmdMayReplicate)) != 0;
   }
   return false;
 }
@@ -428,7 +448,9 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   // Replies that reach this client between its commands (MONITOR lines) obey the same switches.
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
   // Redis's handleClientsBlockedOnKeys after every top-level command: the keys it made ready
-  // serve their waiters now, before any other client's command.
+  // serve their waiters now, before any other client's command. Not while a busy script lets
+  // this command in: the script's own command is not over.
+  if (call_depth_ > 0) return result;
   if (blocking_.has_ready()) ServeReadyKeys();
   if (evictions_pending_) {
     evictions_pending_ = false;
@@ -510,12 +532,12 @@ ExecuteResult Engine::Dispatch(Client& client, std::span<const std::string_view>
     RejectCommand(client, *spec, args, WrongArityError(*spec));
     return ExecuteResult::kDone;
   }
-  const std::string_view refusal = CheckAllowed(client, *spec);
+  const std::string_view refusal = CheckAllowed(client, *spec, args);
   if (!refusal.empty()) {
     RejectCommand(client, *spec, args, refusal);
     return ExecuteResult::kDone;
   }
-  if (pause_mode_ != PauseMode::kNone && PausedFor(client, *spec)) {
+  if (pause_mode_ != PauseMode::kNone && PausedFor(client, *spec, args)) {
     client.last_command = spec;  // CLIENT LIST shows the command it waits with
     return ExecuteResult::kPostponed;
   }
@@ -594,7 +616,10 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
 
 void Engine::PropagateCall(const Client& client, const CallFrame& frame) {
   Propagation& propagation = keyspace_.propagation();
-  if (!propagation.active() || (frame.flags & kCallFromAof) || frame.prevent_propagation) return;
+  if (!propagation.active() || (frame.flags & (kCallFromAof | kCallNoPropagation)) ||
+      frame.prevent_propagation) {
+    return;
+  }
   // Redis's call(): a command that changed the keyspace is replayed (and one that asked to be,
   // whatever it changed); as it was sent, or as it rewrote itself.
   if (keyspace_.dirty() == frame.dirty_before && !frame.force_propagation) return;

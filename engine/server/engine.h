@@ -58,6 +58,20 @@ class ListenerControl {
   virtual Status Rebind(const ConfigValues& next) = 0;
 };
 
+// Lets a command that runs long (a script past busy-reply-threshold) serve the other clients
+// meanwhile (Redis's processEventsWhileBlocked). Implemented by Server.
+class EventPump {
+ public:
+  virtual ~EventPump() = default;
+  // Serves what is ready now, without waiting and without cron: new connections, the commands
+  // of every client but `busy_client` (which runs the long command; its input waits), replies.
+  virtual void ProcessEventsWhileBlocked(const Client& busy_client) = 0;
+};
+
+// What keeps the server busy (Redis's isInsideYieldingLongCommand): other clients' commands
+// are refused with BUSY, but those marked allow_busy.
+enum class BusyKind : uint8_t { kNone, kEval, kFunction };
+
 // What Execute did with a command.
 enum class ExecuteResult : uint8_t {
   kDone,       // ran, or was refused with an error reply
@@ -98,6 +112,22 @@ class CommandObserver {
   // is being freed (no reply).
   virtual void BlockEnded(const Client& client) = 0;
 };
+
+// A part of the engine that lives in a layer above the server (scripting, engine/script/): the
+// engine owns it and asks it about the commands it serves.
+class EngineExtension {
+ public:
+  virtual ~EngineExtension() = default;
+  // The flags the checks before a script command (EVAL, FCALL...) see: those its script
+  // declares (Redis's getCommandFlags).
+  virtual uint32_t CommandFlags(const CommandSpec& spec, std::span<const std::string_view> args,
+                                uint32_t flags) = 0;
+};
+
+class Engine;
+// Makes the engine's scripting (defined in engine/script/scripting.cc: the one upward reference,
+// a definition, as Registry::AddBuiltins).
+std::unique_ptr<EngineExtension> MakeScripting(Engine& engine);
 
 class Engine : public ErrorObserver {
  public:
@@ -295,6 +325,11 @@ class Engine : public ErrorObserver {
   size_t Publish(std::string_view channel, std::string_view message, bool shard);
 
   // --- MONITOR -----------------------------------------------------------------------------
+  // Shows `args` of `client` to the MONITOR clients now: for a command marked skip_monitor that
+  // shows itself before what it runs (EVAL).
+  void FeedMonitorsNow(const Client& client, std::span<const std::string_view> args) {
+    if (!monitors_.empty()) FeedMonitors(client, args);
+  }
   void AddMonitor(Client* client);
   void RemoveMonitor(Client* client);
   size_t monitor_count() const { return monitors_.size(); }
@@ -342,9 +377,25 @@ class Engine : public ErrorObserver {
   void RequestClose(Client* client);
   std::vector<uint64_t> TakeCloseRequests() { return std::move(close_requests_); }
 
+  // --- Long commands (scripts past busy-reply-threshold) --------------------------------
+  void set_event_pump(EventPump* pump) { event_pump_ = pump; }
+  // Serves the other clients' events now (nothing without a Server).
+  void ProcessEventsWhileBlocked(const Client& busy_client) {
+    if (event_pump_ != nullptr) event_pump_->ProcessEventsWhileBlocked(busy_client);
+  }
+  BusyKind busy() const { return busy_; }
+  void set_busy(BusyKind kind) { busy_ = kind; }
+  static constexpr std::string_view kBusyEval =
+      "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+  static constexpr std::string_view kBusyFunction =
+      "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
   // The server's listeners, when a Server runs this engine (else nullptr).
   ListenerControl* listener_control() { return listener_control_; }
   void set_listener_control(ListenerControl* control) { listener_control_ = control; }
+
+  // Scripting (engine/script/scripting.h): EVAL's scripts and their interpreter.
+  EngineExtension& scripting() { return *scripting_; }
 
   // Set by SHUTDOWN or a termination signal; the Server loop stops when it sees it.
   bool shutdown_requested() const { return shutdown_requested_; }
@@ -379,7 +430,8 @@ class Engine : public ErrorObserver {
   };
   MultiRole RoleInMulti(const CommandSpec& spec) const { return multi_roles_[spec.id]; }
   // The command's flags as the checks see them: EXEC's include its queued commands'.
-  uint32_t EffectiveFlags(const Client& client, const CommandSpec& spec) const;
+  uint32_t EffectiveFlags(const Client& client, const CommandSpec& spec,
+                          std::span<const std::string_view> args) const;
   // A "POST" or "Host:" command (an HTTP request): logs Redis's security warning, at most once
   // a minute, and closes the client without a reply.
   void AbortCrossProtocolClient(Client& client);
@@ -389,8 +441,10 @@ class Engine : public ErrorObserver {
   ExecuteResult Dispatch(Client& client, std::span<const std::string_view> args);
   // The checks between a command's lookup and its run, in Redis's order; returns the error to
   // reply, or "" when the command may run.
-  std::string_view CheckAllowed(const Client& client, const CommandSpec& spec);
-  bool PausedFor(const Client& client, const CommandSpec& spec);
+  std::string_view CheckAllowed(const Client& client, const CommandSpec& spec,
+                                std::span<const std::string_view> args);
+  bool PausedFor(const Client& client, const CommandSpec& spec,
+                 std::span<const std::string_view> args);
   // After a command ran: statistics, slow log, latency, MONITOR.
   void AccountCall(Client& client, const CallFrame& frame, int64_t duration_us, bool failed);
   // After a command ran: adds it, as it must be replayed, to the execution unit.
@@ -450,10 +504,14 @@ class Engine : public ErrorObserver {
   std::vector<bool> pubsub_allowed_;    // by CommandSpec::id: runs in RESP2's subscribed mode
   std::string refusal_;                 // a formatted refusal CheckAllowed returns a view of
   std::vector<MultiRole> multi_roles_;  // by CommandSpec::id
+  std::vector<bool> script_commands_;   // by CommandSpec::id: EVAL and friends
+  std::unique_ptr<EngineExtension> scripting_;
   std::map<uint64_t, std::unique_ptr<Client>> clients_;
   uint64_t next_client_id_ = 1;
   std::vector<uint64_t> close_requests_;
   ListenerControl* listener_control_ = nullptr;
+  EventPump* event_pump_ = nullptr;
+  BusyKind busy_ = BusyKind::kNone;
   std::vector<Client*> monitors_;  // in MONITOR order
   std::vector<uint64_t> output_wakeups_;
   // The running commands, outermost first (frames past call_depth_ are kept for their capacity).

@@ -38,7 +38,9 @@ Server::Server(Engine& engine)
     : engine_(engine),
       network_(engine.env().network()),
       events_(limits::kEventsPerWaitMax),
-      read_buffer_(new char[limits::kReadChunkBytes]) {}
+      read_buffer_(new char[limits::kReadChunkBytes]),
+      nested_events_(limits::kEventsPerWaitMax),
+      nested_read_buffer_(new char[limits::kReadChunkBytes]) {}
 
 Server::~Server() { Shutdown(); }
 
@@ -53,6 +55,7 @@ Status Server::Start() {
     return Status(StatusCode::kInvalidArgument, "Configured to not listen anywhere");
   }
   engine_.set_listener_control(this);
+  engine_.set_event_pump(this);
   // As redis-server: listening first, then the dataset (a failed load exits before serving):
   // from the AOF when it is on, as Redis prefers it to the RDB.
   if (!engine_.settings().appendonly) return engine_.persistence().LoadAtStartup();
@@ -246,6 +249,74 @@ bool Server::RunOnce() {
     return false;
   }
   return true;
+}
+
+void Server::ProcessEventsWhileBlocked(const Client& busy_client) {
+  // Redis's processEventsWhileBlocked: a few rounds of file events, no timers and no cron. The
+  // busy client's input waits (its command is the one running); the outer iteration's events,
+  // read buffer and input turn are left as they are.
+  KEEL_ASSERT(busy_client_ == nullptr);
+  busy_client_ = &busy_client;
+  std::swap(read_buffer_, nested_read_buffer_);
+  const bool input_replaced = input_replaced_;
+  std::vector<Client*> turn;
+  for (int round = 0; round < limits::kBusyEventRoundsMax; round++) {
+    const size_t count =
+        engine_.env().Wait(/*timeout_us=*/0, nested_events_.data(), nested_events_.size());
+    KEEL_ASSERT(count <= nested_events_.size());
+    for (size_t i = 0; i < count; i++) {
+      const Event& event = nested_events_[i];
+      switch (event.kind) {
+        case EventKind::kListenerReady:
+          Accept(event.handle);
+          break;
+        case EventKind::kReadable:
+        case EventKind::kWritable: {
+          auto it = clients_by_conn_.find(event.handle);
+          if (it == clients_by_conn_.end()) break;
+          Client* client = it->second;
+          if (client->flags & kClientCloseAsap) break;
+          if (event.kind == EventKind::kWritable) {
+            OnWritable(client);
+          } else if (client != busy_client_) {
+            OnReadable(client);
+          }
+          break;
+        }
+        case EventKind::kFileSynced:
+          if (!engine_.aof().OnFileSynced(event.handle, event.status)) {
+            engine_.persistence().OnFileSynced(event.handle, event.status);
+          }
+          break;
+        case EventKind::kShutdownRequested:
+          engine_.Log(LogLevel::kWarning, event.handle == 2
+                                              ? "Received SIGINT scheduling shutdown..."
+                                              : "Received SIGTERM scheduling shutdown...");
+          engine_.persistence().BeginShutdown();
+          break;
+      }
+    }
+    // Clients whose turn the per-turn limit cut short go on (with BUSY replies), but the busy
+    // one, which stays queued for the outer iteration.
+    turn.swap(pending_input_);
+    for (Client* client : turn) {
+      if (client == busy_client_) {
+        pending_input_.push_back(client);
+        continue;
+      }
+      client->flags &= ~kClientPendingInput;
+      if (!(client->flags & kClientCloseAsap)) ProcessPendingInput(client);
+    }
+    turn.clear();
+    WakeOutputs();
+    engine_.aof().FlushBuffer();
+    ReleaseAofHeld();
+    FlushPendingWrites();
+    if (count == 0) break;
+  }
+  input_replaced_ = input_replaced;
+  std::swap(read_buffer_, nested_read_buffer_);
+  busy_client_ = nullptr;
 }
 
 void Server::Accept(ListenerId listener) {

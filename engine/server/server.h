@@ -24,7 +24,7 @@
 
 namespace keel {
 
-class Server final : public ListenerControl {
+class Server final : public ListenerControl, public EventPump {
  public:
   explicit Server(Engine& engine);
   ~Server() override;
@@ -38,6 +38,8 @@ class Server final : public ListenerControl {
 
   // ListenerControl: CONFIG SET port/bind.
   Status Rebind(const ConfigValues& next) override;
+  // EventPump: a few rounds of what is ready now, from inside a long command.
+  void ProcessEventsWhileBlocked(const Client& busy_client) override;
 
   // One loop iteration; returns false once shutdown was requested and everything is closed.
   bool RunOnce();
@@ -116,6 +118,11 @@ class Server final : public ListenerControl {
   uint64_t resumed_pause_epoch_ = 0;
   std::vector<Event> events_;
   std::unique_ptr<char[]> read_buffer_;  // shared by all clients: reads land here first
+  // What ProcessEventsWhileBlocked uses instead, since the running command's arguments and the
+  // rest of its client's read still live in the outer ones.
+  std::vector<Event> nested_events_;
+  std::unique_ptr<char[]> nested_read_buffer_;
+  const Client* busy_client_ = nullptr;
   int64_t next_cron_us_ = 0;
   uint64_t cron_cursor_client_id_ = 0;
   bool stopped_ = false;
