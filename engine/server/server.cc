@@ -172,37 +172,7 @@ bool Server::RunOnce() {
   if (engine_.blocked_client_count() > 0) engine_.ExpireBlockedClients();
   KEEL_ASSERT(count <= events_.size());
 
-  for (size_t i = 0; i < count; i++) {
-    const Event& event = events_[i];
-    switch (event.kind) {
-      case EventKind::kListenerReady:
-        Accept(event.handle);
-        break;
-      case EventKind::kReadable:
-      case EventKind::kWritable: {
-        auto it = clients_by_conn_.find(event.handle);
-        if (it == clients_by_conn_.end()) break;  // closed earlier in this iteration
-        Client* client = it->second;
-        if (client->flags & kClientCloseAsap) break;
-        if (event.kind == EventKind::kReadable) {
-          OnReadable(client);
-        } else {
-          OnWritable(client);
-        }
-        break;
-      }
-      case EventKind::kFileSynced:
-        FileSynced(event);
-        break;
-      case EventKind::kShutdownRequested:
-        // The handle is the signal number (2 is SIGINT; anything else is reported as SIGTERM).
-        engine_.Log(LogLevel::kWarning, event.handle == 2
-                                            ? "Received SIGINT scheduling shutdown..."
-                                            : "Received SIGTERM scheduling shutdown...");
-        engine_.persistence().BeginShutdown();
-        break;
-    }
-  }
+  for (size_t i = 0; i < count; i++) HandleEvent(events_[i]);
 
   // Clients held by CLIENT PAUSE retry once it changed, before those cut short by the per-turn
   // limit continue.
@@ -251,6 +221,38 @@ bool Server::RunOnce() {
   return true;
 }
 
+void Server::HandleEvent(const Event& event) {
+  switch (event.kind) {
+    case EventKind::kListenerReady:
+      Accept(event.handle);
+      break;
+    case EventKind::kReadable:
+    case EventKind::kWritable: {
+      auto it = clients_by_conn_.find(event.handle);
+      if (it == clients_by_conn_.end()) break;  // closed earlier in this iteration
+      Client* client = it->second;
+      if (client->flags & kClientCloseAsap) break;
+      if (event.kind == EventKind::kWritable) {
+        OnWritable(client);
+      } else if (client != busy_client_) {
+        // A busy script's own client waits: its command is the one running.
+        OnReadable(client);
+      }
+      break;
+    }
+    case EventKind::kFileSynced:
+      FileSynced(event);
+      break;
+    case EventKind::kShutdownRequested:
+      // The handle is the signal number (2 is SIGINT; anything else is reported as SIGTERM).
+      engine_.Log(LogLevel::kWarning, event.handle == 2
+                                          ? "Received SIGINT scheduling shutdown..."
+                                          : "Received SIGTERM scheduling shutdown...");
+      engine_.persistence().BeginShutdown();
+      break;
+  }
+}
+
 void Server::ProcessEventsWhileBlocked(const Client& busy_client) {
   // Redis's processEventsWhileBlocked: a few rounds of file events, no timers and no cron. The
   // busy client's input waits (its command is the one running); the outer iteration's events,
@@ -264,38 +266,7 @@ void Server::ProcessEventsWhileBlocked(const Client& busy_client) {
     const size_t count =
         engine_.env().Wait(/*timeout_us=*/0, nested_events_.data(), nested_events_.size());
     KEEL_ASSERT(count <= nested_events_.size());
-    for (size_t i = 0; i < count; i++) {
-      const Event& event = nested_events_[i];
-      switch (event.kind) {
-        case EventKind::kListenerReady:
-          Accept(event.handle);
-          break;
-        case EventKind::kReadable:
-        case EventKind::kWritable: {
-          auto it = clients_by_conn_.find(event.handle);
-          if (it == clients_by_conn_.end()) break;
-          Client* client = it->second;
-          if (client->flags & kClientCloseAsap) break;
-          if (event.kind == EventKind::kWritable) {
-            OnWritable(client);
-          } else if (client != busy_client_) {
-            OnReadable(client);
-          }
-          break;
-        }
-        case EventKind::kFileSynced:
-          if (!engine_.aof().OnFileSynced(event.handle, event.status)) {
-            engine_.persistence().OnFileSynced(event.handle, event.status);
-          }
-          break;
-        case EventKind::kShutdownRequested:
-          engine_.Log(LogLevel::kWarning, event.handle == 2
-                                              ? "Received SIGINT scheduling shutdown..."
-                                              : "Received SIGTERM scheduling shutdown...");
-          engine_.persistence().BeginShutdown();
-          break;
-      }
-    }
+    for (size_t i = 0; i < count; i++) HandleEvent(nested_events_[i]);
     // Clients whose turn the per-turn limit cut short go on (with BUSY replies), but the busy
     // one, which stays queued for the outer iteration.
     turn.swap(pending_input_);

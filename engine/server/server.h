@@ -94,6 +94,8 @@ class Server final : public ListenerControl, public EventPump {
   void ReleaseAofHeld();
   // Before exiting: the AOF's last bytes are written and synced (within a bound).
   void DrainAof();
+  // One event of a wait, in the loop or while a busy script lets others in.
+  void HandleEvent(const Event& event);
   // A kFileSynced event, for the AOF or a save.
   void FileSynced(const Event& event);
   void CheckOutputLimits(Client* client);
