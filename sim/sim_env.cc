@@ -585,6 +585,7 @@ Status SimFiles::Append(FileId file, const ConstSlice* slices, size_t count) {
     if (capacity_bytes_ != 0 && total + slices[i].size > capacity_bytes_) {
       // A full disk takes what fits of the write, as write(2) does before failing with ENOSPC.
       content.append(slices[i].data, capacity_bytes_ - total);
+      faults_++;
       return Status(StatusCode::kNoSpace, "No space left on device");
     }
     content.append(slices[i].data, slices[i].size);
@@ -780,6 +781,7 @@ size_t SimFiles::CollectEvents(Event* events, size_t capacity) {
     StatusCode outcome = StatusCode::kOk;
     if (sync_failure_per_million_ != 0 && rng_.Below(1'000'000) < sync_failure_per_million_) {
       outcome = StatusCode::kIoError;
+      faults_++;
     } else {
       CompleteSync(sync);
     }

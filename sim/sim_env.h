@@ -325,6 +325,10 @@ class SimFiles final : public FileSystem {
   void Crash();
   // Appends fail with kNoSpace once the files would hold more than `bytes` (0: no limit).
   void set_capacity_bytes(size_t bytes) { capacity_bytes_ = bytes; }
+  // Bytes all files hold now (what a full disk's capacity is set from).
+  size_t used_bytes() const { return TotalBytes(); }
+  // Appends and syncs failed so far (kNoSpace, kIoError).
+  uint64_t faults() const { return faults_; }
   // Each sync fails (kIoError, nothing made durable) with probability per_million / 1,000,000.
   void set_sync_failure_per_million(uint32_t per_million) {
     sync_failure_per_million_ = per_million;
@@ -385,6 +389,7 @@ class SimFiles final : public FileSystem {
   size_t capacity_bytes_ = 0;
   uint32_t sync_failure_per_million_ = 0;
   bool sector_holes_ = true;
+  uint64_t faults_ = 0;
 };
 
 class SimLog final : public Log {

@@ -158,6 +158,13 @@ Expected Model::Execute(Session& session, std::span<const std::string> args,
     if (session.multi) session.dirty_exec = true;
     return Error(kOomError);
   }
+  // Redis's writeCommandsDeniedByDiskError, next in its order: writes (EXEC when one of its
+  // commands writes) and PING are refused; refusing one while queuing dooms the transaction.
+  if (!context.disk_error.empty() && ((flags & kWrite) || command->name == "ping")) {
+    if (exec) return AbortExec(session, context.disk_error);
+    if (session.multi) session.dirty_exec = true;
+    return Error(context.disk_error);
+  }
   if (session.multi && role == MultiRole::kQueued) return Queue(session, *command, args, context);
   if (exec) return Exec(session, context);
   return Run(session, *command, args, context);

@@ -119,6 +119,10 @@ struct Context {
   // from the key that was signalled.
   bool may_block = true;
   std::string serving_key;
+  // The MISCONF error the server refuses writes with while the disk fails it (a background save
+  // failed under stop-writes-on-bgsave-error, or a write or sync of the AOF is failing), or
+  // empty. When syncs fail is the environment's choice: the driver reads the server's state.
+  std::string disk_error;
 };
 
 class Model;

@@ -151,6 +151,35 @@ TEST_F(ModelTest, AllocationRefusedLeavesTheKeyUnchanged) {
   EXPECT_EQ(model_.db(0).at("k").string, "old");
 }
 
+// A failing disk (Context::disk_error): writes, EXEC with a write queued and PING are refused,
+// reads run, and a write refused while queuing dooms the transaction (Redis's
+// writeCommandsDeniedByDiskError in processCommand, then flagTransaction).
+TEST_F(ModelTest, ADiskErrorRefusesWritesAndPing) {
+  const std::string misconf = "MISCONF Errors writing to the AOF file: fsync failed (IoError)";
+  Context failing;
+  failing.now_ms = kNow;
+  failing.disk_error = misconf;
+  Run({"SET", "k", "v"});
+  EXPECT_TRUE(model_.Execute(session_, std::vector<std::string>{"SET", "k", "w"}, failing)
+                  .Matches(RespValue::Error(misconf)));
+  EXPECT_TRUE(model_.Execute(session_, std::vector<std::string>{"PING"}, failing)
+                  .Matches(RespValue::Error(misconf)));
+  EXPECT_TRUE(model_.Execute(session_, std::vector<std::string>{"GET", "k"}, failing)
+                  .Matches(RespValue::Bulk("v")));
+  EXPECT_TRUE(Run({"MULTI"}).Matches(RespValue::Simple("OK")));
+  EXPECT_TRUE(model_.Execute(session_, std::vector<std::string>{"INCR", "n"}, failing)
+                  .Matches(RespValue::Error(misconf)));
+  EXPECT_TRUE(Run({"EXEC"}).Matches(
+      RespValue::Error("EXECABORT Transaction discarded because of previous errors.")));
+  // Queued while the disk was fine, refused at EXEC once it fails.
+  EXPECT_TRUE(Run({"MULTI"}).Matches(RespValue::Simple("OK")));
+  EXPECT_TRUE(Run({"INCR", "n"}).Matches(RespValue::Simple("QUEUED")));
+  EXPECT_TRUE(
+      model_.Execute(session_, std::vector<std::string>{"EXEC"}, failing)
+          .Matches(RespValue::Error("EXECABORT Transaction discarded because of: " + misconf)));
+  EXPECT_TRUE(Run({"GET", "n"}).Matches(testing::NilBulk()));
+}
+
 TEST_F(ModelTest, ValuesCarryRedisEncodings) {
   auto encoding = [&](const std::string& key) { return Run({"OBJECT", "ENCODING", key}); };
   auto refcount = [&](const std::string& key) { return Run({"OBJECT", "REFCOUNT", key}); };

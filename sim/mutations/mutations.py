@@ -613,4 +613,13 @@ MUTATIONS = [
         "replace": "      if (in_multi) {\n        for (const auto& command : queued) run(command);\n"
                    "      }\n      *truncated = true;\n",
     },
+    {
+        "name": "aof-fsync-error-ignored",
+        "why": "a failed fsync of the AOF counts as done: its bytes are taken for durable, replies "
+               "waiting for them leave (and no MISCONF), and a power loss then loses them "
+               "(Redis before 6.2 ignored such errors)",
+        "file": "engine/server/aof.cc",
+        "find": "    if (code != StatusCode::kOk) {\n      sync.failed = true;\n      sync_failed_ = true;\n",
+        "replace": "    if (false) {\n      sync.failed = true;\n      sync_failed_ = true;\n",
+    },
 ]

@@ -11,6 +11,9 @@
 #include "engine/db/types/set.h"
 #include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
+#include "engine/registry/errors.h"
+#include "engine/server/aof.h"
+#include "engine/server/persistence.h"
 
 namespace keel::sim {
 namespace {
@@ -420,6 +423,12 @@ void Oracle::BeforeCommand(const Client& client, std::span<const std::string_vie
   std::vector<std::string> sent = std::move(record->sent.front());
   record->sent.pop_front();
   Begin(record, std::move(sent));
+  // What the disk's failures make the server refuse (a blocked command run again is past it).
+  if (engine_.persistence().writes_denied()) {
+    running_.context.disk_error = std::string(errors::kMisconf);
+  } else if (engine_.aof().writes_denied()) {
+    running_.context.disk_error = engine_.aof().MisconfError();
+  }
 }
 
 void Oracle::Begin(ConnectionRecord* record, std::vector<std::string> args) {

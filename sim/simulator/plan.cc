@@ -9,8 +9,8 @@
 namespace keel::sim {
 namespace {
 
-constexpr const char* kFaultNames[] = {"reset",  "slow",   "delay", "clock",
-                                       "timers", "memory", "split", "crash"};
+constexpr const char* kFaultNames[] = {"reset",  "slow",  "delay", "clock", "timers",
+                                       "memory", "split", "crash", "disk"};
 
 // A probability that is off for a third of the seeds, and otherwise anywhere from rare to
 // frequent on a log scale, so that some seeds are storms and others nearly calm.
@@ -110,6 +110,11 @@ std::string RunPlan::Describe() const {
   if ((faults & kFaultCrash) && crash_at_permille > 0) {
     text += ", power loss after " + std::to_string(crash_at_permille) + " permille of the commands";
   }
+  if (faults & kFaultDisk) {
+    text += ", disk: sync failures " + std::to_string(disk_sync_failure_per_million) + "/M, full " +
+            std::to_string(disk_full_per_million) + "/M steps, freed " +
+            std::to_string(disk_free_per_million) + "/M steps";
+  }
   return text;
 }
 
@@ -190,15 +195,22 @@ void DrawPersistence(Rng& rng, RunPlan& plan) {
   plan.aof_rewrite_per_million = SwarmPerMillion(rng, 20'000);
 }
 
-// The power loss, from a stream of its own so that adding it moved no draw of the plan's: half
-// the seeds lose power once, anywhere in the run (a quarter of those near its start, where the
-// first files are being made).
-void DrawCrash(uint64_t seed, RunPlan& plan) {
+// The power loss and the disk's faults, from a stream of their own so that adding them moved no
+// draw of the plan's. Half the seeds lose power once, anywhere in the run (a quarter of those
+// near its start, where the first files are being made); a third have a failing disk.
+void DrawDisk(uint64_t seed, RunPlan& plan) {
   Rng rng(seed ^ 0x6372617368ull);
-  if (rng.Below(2) == 0) return;
-  plan.faults |= kFaultCrash;
-  plan.crash_at_permille =
-      static_cast<int>(rng.Below(4) == 0 ? 1 + rng.Below(50) : 1 + rng.Below(1000));
+  if (rng.Below(2) != 0) {
+    plan.faults |= kFaultCrash;
+    plan.crash_at_permille =
+        static_cast<int>(rng.Below(4) == 0 ? 1 + rng.Below(50) : 1 + rng.Below(1000));
+  }
+  Rng disk(seed ^ 0x6469736b6469736bull);
+  if (disk.Below(3) != 0) return;
+  plan.faults |= kFaultDisk;
+  plan.disk_sync_failure_per_million = SwarmPerMillion(disk, 300'000);
+  plan.disk_full_per_million = SwarmPerMillion(disk, 20'000);
+  plan.disk_free_per_million = std::max<uint32_t>(SwarmPerMillion(disk, 100'000), 1000);
 }
 
 // With an output limit, make sure something pushes against it: slow readers, pipelines deep
@@ -231,7 +243,7 @@ RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
   DrawServer(rng, plan);
   AddOutputPressure(plan);
   DrawPersistence(rng, plan);
-  DrawCrash(seed, plan);
+  DrawDisk(seed, plan);
 
   if (overrides.clients) plan.clients = std::clamp(*overrides.clients, 1, kClientsMax);
   if (overrides.ops) plan.ops = std::max(*overrides.ops, 0);

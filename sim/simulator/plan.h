@@ -27,7 +27,8 @@ enum Fault : uint32_t {
   // The classes the plan draws as a mask (their draw must not move: every seed would change).
   kFaultClassic = (1 << 7) - 1,
   kFaultCrash = 1 << 7,  // the machine loses power mid-run; the server restarts from its files
-  kFaultAll = (1 << 8) - 1,
+  kFaultDisk = 1 << 8,   // syncs fail (EIO) and the disk fills up (ENOSPC) now and then
+  kFaultAll = (1 << 9) - 1,
 };
 
 // "reset,slow,..." for a mask; "none" for 0, "all" for kFaultAll.
@@ -86,6 +87,11 @@ struct RunPlan {
   // power (SimFiles::Crash) and the run ends with a restart from the files, whose keyspace must
   // be a state of the history that every reply received allows (history.h); 0: no crash.
   int crash_at_permille = 0;
+  // With kFaultDisk: how often a sync fails (per million syncs), and how often (per million
+  // steps) the disk fills up (appends fail with ENOSPC from then on) or is freed again.
+  uint32_t disk_sync_failure_per_million = 0;
+  uint32_t disk_full_per_million = 0;
+  uint32_t disk_free_per_million = 0;
 
   // Every parameter on one line, for traces and reports.
   std::string Describe() const;

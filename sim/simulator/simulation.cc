@@ -96,7 +96,8 @@ class Simulation {
         env_(plan.seed),
         workload_rng_(plan.seed ^ 0x776f726b6c6f6164ull),
         client_rng_(plan.seed ^ 0x636c69656e747321ull),
-        aof_rng_(plan.seed ^ 0x616f6672657772ull) {
+        aof_rng_(plan.seed ^ 0x616f6672657772ull),
+        disk_rng_(plan.seed ^ 0x6469736b66756c6cull) {
     trace_.set_sink(sink);
     env_.set_trace(&trace_);
   }
@@ -133,6 +134,7 @@ class Simulation {
   uint64_t UnitsPromised() const;
   void CrashAndRecover();
   void CheckNoLeak();
+  void MoveDisk();
 
   RunPlan plan_;
   Trace trace_;
@@ -146,9 +148,15 @@ class Simulation {
   // in one completes at the next one's wait.
   int64_t iteration_started_us_[2] = {0, 0};
   bool crashed_ = false;
+  // The disk's failures (kFaultDisk): whether it is full now, and when the last append or sync
+  // failed (monotonic µs; an everysec promise does not outlive a failure after it).
+  bool disk_full_ = false;
+  uint64_t disk_faults_seen_ = 0;
+  int64_t last_disk_fault_us_ = INT64_MIN;
   Rng workload_rng_;  // which commands
   Rng client_rng_;    // what the clients do with them, and client-side faults
   Rng aof_rng_;       // when AOF rewrites start
+  Rng disk_rng_;      // when the disk fills up and is freed
   Config config_;     // the server's, for the engine that loads the AOF at the end
   std::vector<SimulatedClient> clients_;
   std::vector<std::string> args_;
@@ -210,6 +218,9 @@ void Simulation::Start() {
   }
 
   env_.sim_files().set_sector_holes(false);  // sim_env.h says why
+  if (faults(kFaultDisk)) {
+    env_.sim_files().set_sync_failure_per_million(plan_.disk_sync_failure_per_million);
+  }
   env_.sim_network().set_read_bytes_max(plan_.read_bytes_max);
   env_.sim_network().set_write_bytes_max(plan_.write_bytes_max);
   if (faults(kFaultTimers)) env_.set_timer_late_us_max(plan_.timer_late_us_max);
@@ -438,6 +449,10 @@ void Simulation::RunServer(int iterations) {
     iteration_started_us_[1] = env_.clock().MonotonicUs();
     const bool running = server_->RunOnce();
     KEEL_ASSERT(running);
+    if (env_.sim_files().faults() != disk_faults_seen_) {
+      disk_faults_seen_ = env_.sim_files().faults();
+      last_disk_fault_us_ = env_.clock().MonotonicUs();
+    }
     oracle_->ObserveWall(env_.clock().WallUs() / 1000);
     NoticeCloses(refused_before, limit_closes_before);
   }
@@ -463,10 +478,26 @@ void Simulation::Step() {
     trace_.Record(TraceKind::kNote, 0, 0,
                   "BGREWRITEAOF: " + (outcome.empty() ? std::string("started") : outcome));
   }
+  MoveDisk();
   MoveClock();
   RunServer(
       1 + static_cast<int>(client_rng_.Below(static_cast<uint64_t>(plan_.server_iterations_max))));
   Check();
+}
+
+void Simulation::MoveDisk() {
+  if (!faults(kFaultDisk)) return;
+  if (!disk_full_ && workload::Chance(disk_rng_, plan_.disk_full_per_million)) {
+    // Full from now on, give or take the last few kilobytes.
+    disk_full_ = true;
+    const size_t room = static_cast<size_t>(disk_rng_.Below(4096));
+    env_.sim_files().set_capacity_bytes(env_.sim_files().used_bytes() + room + 1);
+    trace_.Record(TraceKind::kNote, 0, 0, "disk full, " + std::to_string(room) + " B left");
+  } else if (disk_full_ && workload::Chance(disk_rng_, plan_.disk_free_per_million)) {
+    disk_full_ = false;
+    env_.sim_files().set_capacity_bytes(0);
+    trace_.Record(TraceKind::kNote, 0, 0, "disk freed");
+  }
 }
 
 // What a reload may change and nothing else: a sorted-set score of -0 can come back as 0, as it
@@ -512,6 +543,9 @@ void Simulation::Drain() {
   faults_on_ = false;
   env_.set_timer_late_us_max(0);
   env_.sim_memory().set_refusal(0, 0);
+  // The disk recovers: failed writes and syncs are retried, and what waited for them goes out.
+  env_.sim_files().set_sync_failure_per_million(0);
+  env_.sim_files().set_capacity_bytes(0);
   // Reads and writes of a byte or a few stop too: at one byte per loop iteration, a command of
   // some kilobytes (PFADD of a thousand elements) would take longer than the drain allows, which
   // says nothing about the server.
@@ -603,14 +637,17 @@ uint64_t Simulation::UnitsPromised() const {
   if (plan_.appendfsync != "everysec") return 0;
   // everysec: a reply received at t counts once the loop ran an iteration at t + 1 s or later
   // (which requests a sync of everything appended before the reply was sent) and one more (whose
-  // wait completes it). Iterations that did not run (a stalled process) promise nothing.
+  // wait completes it). Iterations that did not run (a stalled process) promise nothing, and
+  // neither does a reply received before a write or sync of the disk failed.
   const int64_t threshold_us = iteration_started_us_[0] - 1'000'000;
   uint64_t units = 0;
+  int64_t received_us = INT64_MIN;
   for (const Acknowledgement& ack : acks) {
     if (ack.mono_us > threshold_us) break;
     units = ack.units;
+    received_us = ack.mono_us;
   }
-  return units;
+  return received_us > last_disk_fault_us_ ? units : 0;
 }
 
 void Simulation::CrashAndRecover() {
@@ -683,6 +720,7 @@ RunResult Simulation::Run() {
   result.waits = oracle_->waits();
   result.waits_served = oracle_->waits_served();
   result.crashes = crashed_ ? 1 : 0;
+  result.disk_faults = env_.sim_files().faults();
   result.steps = steps_;
   result.simulated_us = env_.clock().MonotonicUs();
   // A failed run may leave the engine mid-way; it is destroyed here, observer first.

@@ -36,6 +36,7 @@ struct RunResult {
   uint64_t waits = 0;            // commands that blocked their client (BLPOP...)
   uint64_t waits_served = 0;     // of them, served by another client's write
   uint64_t crashes = 0;          // power losses the run recovered from (0 or 1)
+  uint64_t disk_faults = 0;      // appends (ENOSPC) and syncs (EIO) the disk failed
   uint64_t steps = 0;
   int64_t simulated_us = 0;
 };
