@@ -1,6 +1,7 @@
 // CLIENT: connection introspection and control: ID, SETNAME, GETNAME, INFO, LIST, KILL, PAUSE,
 // UNPAUSE, UNBLOCK, REPLY, NO-EVICT, NO-TOUCH and HELP. Tracking and caching arrive with the
 // features they serve.
+#include <algorithm>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -48,8 +49,12 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
     for (std::string_view arg : context.args) argv_bytes += static_cast<int64_t>(arg.size());
   }
   const auto pending = static_cast<int64_t>(client.output().pending_bytes());
-  const auto query_bytes = static_cast<int64_t>(client.query().unread_size());
-  const auto query_free = static_cast<int64_t>(client.query().capacity()) - query_bytes;
+  // The caller's own batch counts as Redis's buffer still holds it (Client::input_batch_bytes).
+  const auto unread = static_cast<int64_t>(client.query().unread_size());
+  const auto query_free = static_cast<int64_t>(client.query().capacity()) - unread;
+  const int64_t query_bytes = &client == &context.client
+                                  ? std::max(unread, static_cast<int64_t>(client.input_batch_bytes))
+                                  : unread;
   const Transaction* transaction = client.transaction.get();
   const int64_t queued = transaction == nullptr ? 0 : static_cast<int64_t>(transaction->count());
   const int64_t multi_bytes =

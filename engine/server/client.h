@@ -86,6 +86,10 @@ class Client {
   int64_t descriptor = -1;
   int64_t created_ms = 0;           // wall time of creation (CLIENT LIST age)
   int64_t last_interaction_ms = 0;  // wall time of the last command (idle, timeout)
+  // The bytes of the read whose commands are running, 0 between reads: Redis's query buffer
+  // keeps a batch's commands until the batch ends, so CLIENT LIST's qbuf of the calling client
+  // counts them (26 for a lone CLIENT LIST), and clients check it.
+  size_t input_batch_bytes = 0;
   const CommandSpec* last_command = nullptr;
   uint64_t commands_processed = 0;
   // Wall time when the normal-class soft output limit was first exceeded; 0 while under it.

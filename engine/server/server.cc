@@ -412,6 +412,7 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
   const ConfigValues& settings = engine_.settings();
   size_t position = 0;
   size_t commands = 0;
+  client->input_batch_bytes = size;
   while (position < size) {
     if (client->flags & (kClientCloseAsap | kClientCloseAfterReply)) break;
     if (client->output().pending_bytes() > limits::kReplyBackpressureBytes) {
@@ -465,6 +466,7 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
     }
     position += consumed;
   }
+  client->input_batch_bytes = 0;
   if (!client->output().empty()) QueueWrite(client);
   return position;
 }

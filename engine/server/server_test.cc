@@ -63,6 +63,31 @@ TEST_F(ServerLoopTest, RepliesComeInPipelineOrder) {
   EXPECT_FALSE(net().ClosedByServer(client));
 }
 
+// Redis's query buffer holds a read's commands until they all ran, so the caller's own CLIENT
+// LIST line counts them (Redis's suite expects qbuf=26 for a lone CLIENT LIST); another, idle
+// client holds nothing. Checked against redis-server 7.0.15.
+TEST_F(ServerLoopTest, ClientListCountsTheCallersBatchAsQueryBuffer) {
+  const sim::SimClientId idle = Connect();
+  EXPECT_EQ(Exchange(idle, Request({"CLIENT", "SETNAME", "idle"})), std::vector<RespValue>{Ok()});
+  const sim::SimClientId client = Connect();
+  const std::string request = Request({"CLIENT", "LIST"});
+  ASSERT_EQ(request.size(), 26u);
+  for (const std::string& batch : {request, Request({"PING"}) + request}) {
+    const std::vector<RespValue> replies = Exchange(client, batch);
+    ASSERT_FALSE(replies.empty());
+    const std::string& list = replies.back().text;
+    const size_t own = list.find("cmd=client|list");
+    ASSERT_NE(own, std::string::npos) << list;
+    const size_t line_start = list.rfind('\n', own);
+    const std::string line = list.substr(line_start == std::string::npos ? 0 : line_start + 1,
+                                         list.find('\n', own) - line_start);
+    EXPECT_NE(line.find(" qbuf=" + std::to_string(batch.size()) + " "), std::string::npos) << line;
+    EXPECT_NE(list.find("name=idle age=0 idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 "),
+              std::string::npos)
+        << list;
+  }
+}
+
 TEST_F(ServerLoopTest, ACommandSplitAcrossManyReadsRunsOnce) {
   const sim::SimClientId client = Connect();
   const std::string request =
