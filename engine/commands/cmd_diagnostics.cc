@@ -1,10 +1,11 @@
 // Server diagnostics: TIME, MONITOR, SLOWLOG GET/LEN/RESET/HELP and LATENCY LATEST/HISTORY/RESET/
-// HISTOGRAM/HELP. The records themselves are kept by the Engine (Engine::AccountCall feeds the
-// slow log, the latency monitor, the per-command histograms and MONITOR clients).
+// HISTOGRAM/DOCTOR/GRAPH/HELP. The records themselves are kept by the Engine (Engine::AccountCall
+// feeds the slow log, the latency monitor, the per-command histograms and MONITOR clients).
 #include <iterator>
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/server/latency_report.h"
 
 namespace keel {
 namespace {
@@ -182,10 +183,33 @@ void CmdLatencyHistogram(CommandContext& context) {
   }
 }
 
+void CmdLatencyDoctor(CommandContext& context) {
+  const ConfigValues& config = context.config();
+  const LatencyDoctorSettings settings{
+      .latency_monitor_threshold_ms = config.latency_monitor_threshold_ms,
+      .slowlog_log_slower_than_us = config.slowlog_log_slower_than,
+      .appendfsync_always = config.appendfsync == 1,
+      .hz = config.hz};
+  context.reply.Verbatim(LatencyDoctorReport(context.server().latency_monitor(), settings,
+                                             context.server().wall_ms() / 1000));
+}
+
+void CmdLatencyGraph(CommandContext& context) {
+  const LatencyMonitor::Series* series = context.server().latency_monitor().Find(context.arg(2));
+  if (series == nullptr) {
+    context.reply.Error("ERR No samples available for event '" + std::string(context.arg(2)) + "'");
+    return;
+  }
+  context.reply.Verbatim(LatencyGraph(context.arg(2), *series, context.server().wall_ms() / 1000));
+}
+
 void CmdLatencyHelp(CommandContext& context) {
-  // Redis 7.0's text without DOCTOR and GRAPH, which Keel does not have.
   static constexpr std::string_view kLines[] = {
       "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DOCTOR",
+      "    Return a human readable latency analysis report.",
+      "GRAPH <event>",
+      "    Return an ASCII latency graph for the <event> class.",
       "HISTORY <event>",
       "    Return time-latency samples for the <event> class.",
       "LATEST",
@@ -320,6 +344,30 @@ constexpr CommandDef kDiagnosticCommands[] = {
      .summary = "Return timestamp-latency samples for the event.",
      .args = "event",
      .handler = CmdLatencyHistory,
+     .tips = "nondeterministic_output request_policy:all_nodes response_policy:special"},
+    {.name = "latency|doctor",
+     .arity = 2,
+     .flags = "admin noscript loading stale",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .summary = "Return a human readable latency analysis report.",
+     .args = "",
+     .handler = CmdLatencyDoctor,
+     .tips = "nondeterministic_output request_policy:all_nodes response_policy:special"},
+    {.name = "latency|graph",
+     .arity = 3,
+     .flags = "admin noscript loading stale",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .summary = "Return a latency graph for the event.",
+     .args = "event",
+     .handler = CmdLatencyGraph,
      .tips = "nondeterministic_output request_policy:all_nodes response_policy:special"},
     {.name = "latency|reset",
      .arity = -2,

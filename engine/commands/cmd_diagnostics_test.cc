@@ -168,6 +168,29 @@ TEST_F(DiagnosticsTest, LatencyEventsFollowTheCommandsFastFlag) {
   EXPECT_EQ(Run({"latency", "reset"}), Int(2));
 }
 
+// The active expire cycle is timed as Redis times it ("expire-cycle"): here freeing the expired
+// value takes 30 ms of (simulated) time, as a large value can.
+TEST_F(DiagnosticsTest, ASlowExpireCycleIsALatencyEvent) {
+  struct SlowDeletion : KeyspaceObserver {
+    sim::SimClock* clock = nullptr;
+    void BeforeKeyChange(const Database& /*db*/, std::string_view /*key*/,
+                         uint64_t /*hash*/) override {
+      clock->Advance(30'000);
+    }
+  } slow;
+  slow.clock = &env_.sim_clock();
+  EXPECT_EQ(Run({"config", "set", "latency-monitor-threshold", "20"}), Ok());
+  EXPECT_EQ(Run({"set", "big", "v", "px", "50"}), Ok());
+  env_.sim_clock().Advance(100'000);
+  engine_->keyspace().AddObserver(&slow);
+  engine_->BeginTimeSlice();  // the loop's clock reading before its cron
+  engine_->Cron();
+  engine_->keyspace().RemoveObserver(&slow);
+  EXPECT_EQ(Run({"dbsize"}), Int(0));
+  EXPECT_EQ(Run({"latency", "latest"}),
+            Array({Array({Bulk("expire-cycle"), Int(WallSeconds()), Int(30), Int(30)})}));
+}
+
 TEST_F(DiagnosticsTest, LatencyErrorsAndHelp) {
   EXPECT_EQ(Run({"latency"}), Err("ERR wrong number of arguments for 'latency' command"));
   EXPECT_EQ(Run({"latency", "foo"}), Err("ERR unknown subcommand 'foo'. Try LATENCY HELP."));
@@ -176,13 +199,19 @@ TEST_F(DiagnosticsTest, LatencyErrorsAndHelp) {
   EXPECT_EQ(Run({"latency", "history"}),
             Err("ERR wrong number of arguments for 'latency|history' command"));
   const RespValue help = Run({"latency", "help"});
-  ASSERT_EQ(help.elements.size(), 13u);
+  ASSERT_EQ(help.elements.size(), 17u);
   EXPECT_EQ(help.elements[0],
             Status("LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
-  EXPECT_EQ(help.elements[9],
+  EXPECT_EQ(help.elements[1], Status("DOCTOR"));
+  EXPECT_EQ(help.elements[3], Status("GRAPH <event>"));
+  EXPECT_EQ(help.elements[13],
             Status("    Return a cumulative distribution of latencies in the format of a "
                    "histogram for the specified command names."));
-  EXPECT_EQ(help.elements[12], Status("    Prints this help."));
+  EXPECT_EQ(help.elements[16], Status("    Prints this help."));
+  EXPECT_EQ(Run({"latency", "graph", "nosuch"}),
+            Err("ERR No samples available for event 'nosuch'"));
+  EXPECT_EQ(Run({"latency", "doctor", "x"}),
+            Err("ERR wrong number of arguments for 'latency|doctor' command"));
 }
 
 TEST_F(DiagnosticsTest, LatencyHistogramPerCommand) {

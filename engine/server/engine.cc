@@ -1001,7 +1001,11 @@ void Engine::Cron() {
   pause_mode();
   const int64_t now_ms = wall_ms();
   if (active_expire_enabled_) {
+    // The cycle's length is a latency event as in Redis ("expire-cycle"): freeing a large value
+    // that expired stalls the server for as long, and LATENCY LATEST should say so.
+    const int64_t cycle_start_us = env_.clock().MonotonicUs();
     ActiveExpireCycle(keyspace_, env_.clock(), now_ms);
+    AddLatencySampleIfNeeded("expire-cycle", (env_.clock().MonotonicUs() - cycle_start_us) / 1000);
     // Redis propagates each key active expiry deletes on its own, not as a transaction.
     keyspace_.propagation().EndUnit(/*transaction=*/false);
   }
