@@ -357,6 +357,16 @@ def run_suite(args):
                           row[0] in keel_names)
         log(f"{unit}: keel {keel_passed}/{redis_passed} ({redis_s:.0f}s redis, {keel_s:.0f}s "
             f"keel){' ' + '; '.join(notes) if notes else ''}")
+    run_units = units
+    if args.files:
+        # A run of some files updates their rows and keeps every other file's: the committed
+        # results stay whole, and the README's score stays a score of the whole suite.
+        units, notes_by_unit = merge_previous(out, units, notes_by_unit)
+        redis_rows = kept_rows(os.path.join(out, "results-redis.tsv"), run_units) + redis_rows
+        keel_rows = kept_rows(os.path.join(out, "results-keel.tsv"), run_units) + keel_rows
+        order = {unit: index for index, unit in enumerate(units)}
+        redis_rows.sort(key=lambda row: order[row[0]])
+        keel_rows.sort(key=lambda row: order[row[0]])
     write_results(os.path.join(out, "results-redis.tsv"), redis_rows)
     write_results(os.path.join(out, "results-keel.tsv"), keel_rows)
     keel = read_results(os.path.join(out, "results-keel.tsv"))
@@ -368,9 +378,38 @@ def run_suite(args):
             f.write(f"{unit}\t{counted}\t{passed}\t{notes}\n")
     total = sum(row[1] for row in rows)
     passed = sum(row[2] for row in rows)
-    print(f"Redis test suite: keel-server passes {passed} of {total} counted tests "
-          f"(tests that pass on redis-server), in {len(units)} files")
+    run_rows = [row for row in rows if row[0] in run_units]
+    print(f"Redis test suite: keel-server passes {sum(row[2] for row in run_rows)} of "
+          f"{sum(row[1] for row in run_rows)} counted tests (tests that pass on redis-server), in "
+          f"{len(run_units)} files" + (f"; in all {len(units)} files of the results: {passed} of "
+                                        f"{total}" if args.files else ""))
     return 0
+
+
+def kept_rows(path, replaced_units):
+    """The rows of a results file outside `replaced_units`, as write_results takes them."""
+    if not os.path.exists(path):
+        return []
+    return [(unit, name, status, detail)
+            for (unit, name), (status, detail) in read_results(path).items()
+            if unit not in replaced_units]
+
+
+def merge_previous(out, units, notes_by_unit):
+    """The files of a previous summary.tsv in `out` in their order, then `units` it lacked; and
+    the notes of the files not run again."""
+    previous, notes = [], dict(notes_by_unit)
+    path = os.path.join(out, "summary.tsv")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in list(f)[1:]:
+                parts = line.rstrip("\n").split("\t")
+                if not parts[0]:
+                    continue
+                previous.append(parts[0])
+                if parts[0] not in units and len(parts) > 3 and parts[3]:
+                    notes[parts[0]] = [parts[3]]
+    return previous + [unit for unit in units if unit not in previous], notes
 
 
 def rotating_share(units, count):

@@ -107,6 +107,26 @@ class Score(unittest.TestCase):
         self.assertIn("did not run", score.cause(""))
         self.assertEqual(score.cause("Expected 'a' to equal 'b'"), "other: Expected 'a' to equal 'b'")
 
+    def test_every_failure_in_a_claimed_family_has_a_reason(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.assertEqual(score.unexplained(score.failure_reasons(here, run.GUARD_FILES)), [])
+        reasons = {("unit/a", "t1"): "missing command XADD", ("unit/a", "t2"): "other: Expected 1",
+                   ("unit/b", "t3"): "by design: x", ("unit/b", "t4"): "not yet: y"}
+        self.assertEqual(score.unexplained(reasons), [("unit/a", "t2")])
+
+    def test_a_run_of_some_files_keeps_the_other_files_results(self):
+        with tempfile.TemporaryDirectory() as out:
+            run.write_results(os.path.join(out, "results-keel.tsv"),
+                              [("unit/a", "t1", "passed", ""), ("unit/b", "t2", "failed", "x")])
+            with open(os.path.join(out, "summary.tsv"), "w", encoding="utf-8") as f:
+                f.write("file\tcounted\tkeel_passed\tnotes\nunit/a\t1\t1\t\n"
+                        "unit/b\t1\t0\ta note\n")
+            kept = run.kept_rows(os.path.join(out, "results-keel.tsv"), ["unit/b"])
+            self.assertEqual(kept, [("unit/a", "t1", "passed", "")])
+            units, notes = run.merge_previous(out, ["unit/c", "unit/a"], {"unit/c": ["new"]})
+            self.assertEqual(units, ["unit/a", "unit/b", "unit/c"])
+            self.assertEqual(notes, {"unit/c": ["new"], "unit/b": ["a note"]})
+
     def test_check_detects_a_stale_readme(self):
         here = os.path.dirname(os.path.abspath(__file__))
         fresh = score.block(here)
