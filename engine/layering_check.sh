@@ -20,9 +20,10 @@ set -u
 dir=${1:-$(dirname "$0")}
 layers=(base env resp db registry server script commands)
 # Families that administer the server: CLIENT, COMMAND, CONFIG, connection commands (HELLO,
-# AUTH, RESET, SELECT...), DEBUG, diagnostics (MONITOR, SLOWLOG, LATENCY), INFO and the server
-# commands (SHUTDOWN, FLUSHALL...), transactions and pub/sub (they drive the call itself).
-server_families='^cmd_(client|command|config|connection|debug|diagnostics|info|server|multi|pubsub|scripting)(_.*)?\.cc$'
+# AUTH, RESET, SELECT...), DEBUG, diagnostics (MONITOR, SLOWLOG, LATENCY), MEMORY (the process's
+# memory: STATS, PURGE), INFO and the server commands (SHUTDOWN, FLUSHALL...), transactions and
+# pub/sub (they drive the call itself).
+server_families='^cmd_(client|command|config|connection|debug|diagnostics|info|memory|server|multi|pubsub|scripting)(_.*)?\.cc$'
 
 rank() {
   local i

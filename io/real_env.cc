@@ -101,6 +101,9 @@ class RealMemory final : public MemoryResource {
   // glibc's calloc skips the memset for a block it maps fresh (large blocks are mmapped).
   void* AllocateZeroed(size_t bytes) override { return std::calloc(1, bytes); }
   void Deallocate(void* pointer, size_t /*bytes*/) override { std::free(pointer); }
+  // glibc keeps freed memory in its arenas; malloc_trim returns their free pages (not only the
+  // heap's top), which is what brings RSS down after a FLUSHALL.
+  void ReleaseFreeMemory() override { malloc_trim(0); }
   size_t ResidentBytes() override {
     // /proc/self/statm: size resident shared text lib data dt, in pages.
     FILE* file = std::fopen("/proc/self/statm", "r");

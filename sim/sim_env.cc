@@ -26,6 +26,7 @@ void* SimMemory::Allocate(size_t bytes) {
   void* pointer = std::malloc(bytes);
   if (pointer == nullptr) return nullptr;
   used_bytes_ += bytes;
+  if (used_bytes_ > resident_bytes_) resident_bytes_ = used_bytes_;
   live_blocks_++;
   return pointer;
 }

@@ -71,7 +71,14 @@ class SimMemory final : public MemoryResource {
 
   void* Allocate(size_t bytes) override;
   void Deallocate(void* pointer, size_t bytes) override;
-  size_t ResidentBytes() override { return used_bytes_; }
+  // Like glibc's arenas, the simulated process keeps what was freed until it is released: its
+  // resident size is the most it used since the last ReleaseFreeMemory.
+  size_t ResidentBytes() override { return resident_bytes_; }
+  void ReleaseFreeMemory() override {
+    resident_bytes_ = used_bytes_;
+    releases_++;
+  }
+  uint64_t releases() const { return releases_; }
 
   void set_limit_bytes(size_t limit) { limit_bytes_ = limit; }
   void set_refusal(size_t soft_limit_bytes, uint32_t per_million) {
@@ -98,6 +105,8 @@ class SimMemory final : public MemoryResource {
   uint32_t refusal_per_million_ = 0;
   bool random_refusals_suspended_ = false;
   size_t used_bytes_ = 0;
+  size_t resident_bytes_ = 0;
+  uint64_t releases_ = 0;
   size_t live_blocks_ = 0;
   uint64_t refused_count_ = 0;
 };

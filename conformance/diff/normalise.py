@@ -341,8 +341,6 @@ KNOWN_GAP_INFO_SECTIONS = set()
 # docs/COMPATIBILITY.md (conformance/compat/compatibility.py) marks these commands partial.
 KNOWN_GAPS = {
     "client|help": "lists only the CLIENT subcommands Keel has (only its arity error is compared)",
-    "memory|help": "lists only the MEMORY subcommands Keel has (no STATS, DOCTOR, MALLOC-STATS or "
-                   "PURGE)",
 }
 
 

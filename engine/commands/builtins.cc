@@ -16,6 +16,7 @@ void Registry::AddBuiltins() {
   RegisterScanCommands(*registry);
   RegisterObjectCommands(*registry);
   RegisterMemoryCommands(*registry);
+  RegisterMemoryStatsCommands(*registry);
   RegisterStringCommands(*registry);
   RegisterStringCounterCommands(*registry);
   RegisterLcsCommands(*registry);

@@ -146,8 +146,11 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
   info.Field("used_memory_lua", "0");
   info.Field("used_memory_vm_eval", "0");
   info.Field("used_memory_lua_human", "0B");
-  info.Fields({"used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
-               "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total"},
+  info.Field("used_memory_scripts_eval", "0");
+  info.Field("number_of_cached_scripts",
+             static_cast<uint64_t>(engine.scripting().cached_scripts()));
+  info.Fields({"number_of_functions", "number_of_libraries", "used_memory_vm_functions",
+               "used_memory_vm_total"},
               "0");
   info.Field("used_memory_vm_total_human", "0B");
   info.Fields({"used_memory_functions", "used_memory_scripts"}, "0");

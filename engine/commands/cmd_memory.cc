@@ -1,6 +1,5 @@
-// MEMORY USAGE and MEMORY HELP (Redis's object.c memoryCommand). The other MEMORY subcommands
-// (STATS, DOCTOR, MALLOC-STATS, PURGE) come with the allocator work of the hardening issue; until
-// then they answer as unknown subcommands, and HELP lists only what Keel has.
+// MEMORY USAGE and MEMORY HELP (Redis's object.c memoryCommand); STATS, DOCTOR, PURGE and
+// MALLOC-STATS are in cmd_memory_stats.cc.
 //
 // MEMORY USAGE is exact where Redis samples: the key's entry (its block in the slab, key and
 // inline value included), what the value holds outside it (list nodes, a set's table, ...) and
@@ -49,6 +48,14 @@ void CmdMemoryUsage(CommandContext& context) {
 void CmdMemoryHelp(CommandContext& context) {
   static constexpr std::string_view kLines[] = {
       "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DOCTOR",
+      "    Return memory problems reports.",
+      "MALLOC-STATS",
+      "    Return internal statistics report from the memory allocator.",
+      "PURGE",
+      "    Attempt to purge dirty pages for reclamation by the allocator.",
+      "STATS",
+      "    Return information about the memory usage of the server.",
       "USAGE <key> [SAMPLES <count>]",
       "    Return memory in bytes used by <key> and its value. Nested values are",
       "    sampled up to <count> times (default: 5, 0 means sample all).",

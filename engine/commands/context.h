@@ -77,11 +77,12 @@ bool ParseBlockTimeout(CommandContext& context, std::string_view text, int64_t* 
 void RegisterConnectionCommands(Registry& registry);
 void RegisterClientCommands(Registry& registry);
 void RegisterKeyCommands(Registry& registry);
-void RegisterExpireCommands(Registry& registry);  // EXPIRE, TTL, PERSIST, ...
-void RegisterDumpCommands(Registry& registry);    // DUMP, RESTORE
-void RegisterScanCommands(Registry& registry);    // KEYS, SCAN, RANDOMKEY
-void RegisterObjectCommands(Registry& registry);  // OBJECT
-void RegisterMemoryCommands(Registry& registry);  // MEMORY USAGE, MEMORY HELP
+void RegisterExpireCommands(Registry& registry);       // EXPIRE, TTL, PERSIST, ...
+void RegisterDumpCommands(Registry& registry);         // DUMP, RESTORE
+void RegisterScanCommands(Registry& registry);         // KEYS, SCAN, RANDOMKEY
+void RegisterObjectCommands(Registry& registry);       // OBJECT
+void RegisterMemoryCommands(Registry& registry);       // MEMORY USAGE, MEMORY HELP
+void RegisterMemoryStatsCommands(Registry& registry);  // MEMORY STATS/DOCTOR/PURGE/MALLOC-STATS
 void RegisterStringCommands(Registry& registry);
 void RegisterStringCounterCommands(Registry& registry);  // INCR, DECR, INCRBY, ...
 void RegisterLcsCommands(Registry& registry);

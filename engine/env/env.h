@@ -99,6 +99,11 @@ class MemoryResource {
   // reports the bytes it holds for the engine. May be slow (reads /proc): call it from cron, not
   // per command.
   virtual size_t ResidentBytes() = 0;
+
+  // Hands memory the process holds but no longer uses back to the operating system (MEMORY
+  // PURGE, and the cron when much of the resident memory is free). Nothing to do where the
+  // environment keeps no such memory.
+  virtual void ReleaseFreeMemory() {}
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ class Scripting final : public EngineExtension, public LuaHost {
 
   // INFO: scripts cached, the bytes of their bodies, and the interpreter's memory.
   size_t script_count() const { return scripts_.size(); }
+  size_t cached_scripts() const override { return scripts_.size(); }
   size_t script_bytes() const { return script_bytes_; }
   size_t vm_bytes() const { return vm_ == nullptr ? 0 : vm_->used_bytes(); }
   bool running() const override { return run_ != nullptr; }

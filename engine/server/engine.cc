@@ -875,6 +875,30 @@ void Engine::ExpireBlockedClients() {
   }
 }
 
+void Engine::ReleaseFreeMemoryIfWorthIt() {
+  // Free memory worth a release: 64 MiB, and half of what is in use (less is the allocator's
+  // normal slack, which it would take back at once).
+  constexpr size_t kFreeBytesMin = size_t{64} << 20;
+  constexpr int64_t kCheckIntervalUs = 1'000'000;  // reading the resident size reads /proc
+  constexpr int64_t kRetryIntervalUs = 60'000'000;
+  if (mono_now_us_ < next_release_check_us_) return;
+  next_release_check_us_ = mono_now_us_ + kCheckIntervalUs;
+  MemoryResource& resource = memory_.resource();
+  const size_t resident = resource.ResidentBytes();
+  const size_t used = memory_.used_bytes_total();
+  const size_t free_bytes = resident > used ? resident - used : 0;
+  if (free_bytes < kFreeBytesMin || free_bytes < used / 2) return;
+  // Fragmented memory that a release could not return is not tried again every second: only once
+  // another 64 MiB is held, or after a minute.
+  if (resident < resident_after_release_ + kFreeBytesMin &&
+      mono_now_us_ - last_release_us_ < kRetryIntervalUs) {
+    return;
+  }
+  resource.ReleaseFreeMemory();
+  last_release_us_ = mono_now_us_;
+  resident_after_release_ = resource.ResidentBytes();
+}
+
 void Engine::AddLatencySampleIfNeeded(std::string_view event, int64_t latency_ms) {
   const int64_t threshold_ms = settings().latency_monitor_threshold_ms;
   if (threshold_ms == 0 || latency_ms < threshold_ms) return;
@@ -1019,6 +1043,7 @@ void Engine::Cron() {
   stats_.output_rate.Sample(now_ms, stats_.total_net_output_bytes);
   persistence_.Cron();
   aof_.Cron();
+  ReleaseFreeMemoryIfWorthIt();
   // Keep enough pooled reply chunks for the clients that exist, return the rest.
   reply_chunks_.Trim(clients_.size() < 64 ? 64 : clients_.size());
 }

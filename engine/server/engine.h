@@ -122,6 +122,8 @@ class EngineExtension {
   // declares (Redis's getCommandFlags).
   virtual uint32_t CommandFlags(const CommandSpec& spec, std::span<const std::string_view> args,
                                 uint32_t flags) = 0;
+  // Scripts kept by SCRIPT LOAD and EVAL (INFO number_of_cached_scripts, MEMORY DOCTOR).
+  virtual size_t cached_scripts() const = 0;
 };
 
 class Engine;
@@ -371,6 +373,10 @@ class Engine : public ErrorObserver {
 
   // Periodic work (Server calls it hz times per second): statistics sampling, pool trimming.
   void Cron();
+  // Once a second from Cron: when much of what the process holds is free (after a FLUSHALL, a
+  // large DEL, a burst of big replies), hands it back to the system, as Redis's jemalloc does
+  // by itself. Public for tests.
+  void ReleaseFreeMemoryIfWorthIt();
 
   // Asks the Server loop to close `client` without sending more (CLIENT KILL, limits). Safe to
   // call while the client is running a command; the client is freed at the end of the iteration.
@@ -521,6 +527,11 @@ class Engine : public ErrorObserver {
   LatencyMonitor latency_monitor_;
   size_t startup_memory_bytes_ = 0;
   size_t peak_memory_bytes_ = 0;
+  // ReleaseFreeMemoryIfWorthIt's pacing: when it next reads the resident size, and what a
+  // release last left resident and when.
+  int64_t next_release_check_us_ = 0;
+  int64_t last_release_us_ = INT64_MIN / 2;
+  size_t resident_after_release_ = 0;
   std::array<size_t, kClientPeakSlots> peak_input_bytes_{};
   std::array<size_t, kClientPeakSlots> peak_output_bytes_{};
   size_t peak_slot_ = 0;

@@ -254,6 +254,8 @@ def memory_usage(gen):
 
 GENERATORS = {
     "memory|usage": (0.5, memory_usage),
+    "memory|help": (0.1, lambda gen: gen.name("memory|help")),
+    "memory|purge": (0.1, lambda gen: gen.name("memory|purge")),
     "time": (0.5, time_),
     "lastsave": (0.3, lastsave),
     "debug": (0.5, debug),
@@ -313,8 +315,11 @@ NOT_GENERATED = {
                           lambda gen: latency(gen, "histogram")),
     "latency|reset": ("its count depends on how long commands took",
                       lambda gen: latency(gen, "reset")),
-    "memory|help": ("its text is a known gap (normalise.KNOWN_GAPS)",
-                    lambda gen: gen.name("memory|help")),
+    "memory|stats": ("describes the process's memory", lambda gen: gen.name("memory|stats")),
+    "memory|doctor": ("reasons about the process's memory",
+                      lambda gen: gen.name("memory|doctor")),
+    "memory|malloc-stats": ("the allocator's own report: Debian's redis-server uses jemalloc, Keel "
+                            "glibc's malloc", lambda gen: gen.name("memory|malloc-stats")),
     "latency|doctor": ("its report depends on how long commands took",
                        lambda gen: latency(gen, "doctor")),
     "latency|graph": ("depends on how long commands took", lambda gen: latency(gen, "graph")),
