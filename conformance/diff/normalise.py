@@ -394,6 +394,23 @@ def hrandfield_draws(value, args):
     return sorted_elements(value, args) if _hashtable_key(args) else value
 
 
+# --- FUNCTION LIST: libraries, and the functions of each, come in hash-table order.
+
+def function_list(value, args):
+    if value.kind != "*" or value.data is None:
+        return value
+    libraries = []
+    for library in value.data:
+        pairs = _pairs(library)
+        if pairs is None:
+            return value
+        pairs = [(key, Value(item.kind, sorted(item.data, key=_serialised_key)))
+                 if _is_key(key, b"functions") and item.kind == "*" and item.data is not None
+                 else (key, item) for key, item in pairs]
+        libraries.append(_from_pairs(library, pairs))
+    return Value("*", sorted(libraries, key=_serialised_key))
+
+
 NORMALISERS = {
     "hello": ("connection id", hello, None),
     "client|id": ("connection id", client_id, None),
@@ -436,6 +453,7 @@ NORMALISERS = {
     "hscan": ("a hashtable's order (keys named ht*)", hscan_pairs, None),
     "hrandfield": ("a hashtable's order (keys named ht*)", hrandfield_draws, None),
     "zscan": ("hash table order (a skiplist's members and scores)", scan_keys, None),
+    "function|list": ("hash table order (libraries and their functions)", function_list, None),
 }
 
 

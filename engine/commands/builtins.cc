@@ -39,6 +39,7 @@ void Registry::AddBuiltins() {
   RegisterMultiCommands(*registry);
   RegisterPubsubCommands(*registry);
   RegisterScriptingCommands(*registry);
+  RegisterFunctionCommands(*registry);
 }
 
 const Registry& Registry::Builtin() {

@@ -14,6 +14,7 @@ extern "C" {
 
 #include "engine/base/assert.h"
 #include "engine/base/sha1.h"
+#include "engine/script/function_lua.h"
 #include "engine/script/lua_libs.h"
 #include "engine/script/lua_reply.h"
 #include "engine/server/version.h"
@@ -499,6 +500,38 @@ void LoadLibrary(lua_State* state, const char* name, lua_CFunction open) {
   lua_call(state, 1, 0);
 }
 
+// The functions' load-time globals (Redis's LIBRARY_API): only `redis`, with register_function,
+// log, the log levels and the versions; a missing name is an error, as for the globals, and the
+// `redis` table is read-only. Left in the registry under kLuaLibraryGlobals.
+void BuildLibraryApi(lua_State* state, LuaVm* vm, int proxies) {
+  lua_newtable(state);  // the globals
+  lua_pushliteral(state, "redis");
+  lua_newtable(state);
+  SetFunction(state, vm, "register_function", RegisterFunction);
+  SetFunction(state, vm, "log", RedisLog);
+  SetNumber(state, "LOG_DEBUG", 0);
+  SetNumber(state, "LOG_VERBOSE", 1);
+  SetNumber(state, "LOG_NOTICE", 2);
+  SetNumber(state, "LOG_WARNING", 3);
+  SetNumber(state, "REDIS_VERSION_NUM", kRedisVersionNum);
+  lua_pushliteral(state, "REDIS_VERSION");
+  lua_pushlstring(state, kRedisCompatibleVersion.data(), kRedisCompatibleVersion.size());
+  lua_rawset(state, -3);
+  lua_newtable(state);
+  lua_pushcfunction(state, MissingGlobal);
+  lua_setfield(state, -2, "__index");
+  lua_setmetatable(state, -2);
+  lua_rawset(state, -3);
+  InstallProxy(state, proxies, "redis");
+  lua_newtable(state);
+  lua_pushcfunction(state, MissingGlobal);
+  lua_setfield(state, -2, "__index");
+  lua_setmetatable(state, -2);
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaLibraryGlobals);
+  lua_newtable(state);
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaLibraryFunctions);
+}
+
 }  // namespace
 
 // --- The VM -----------------------------------------------------------------------------------
@@ -544,8 +577,8 @@ int Panic(lua_State* state) {
 
 }  // namespace
 
-LuaVm::LuaVm(MemoryAccountant& memory, Rand48& rand48, LuaHost& host)
-    : memory_(memory), rand48_(rand48), host_(host) {
+LuaVm::LuaVm(MemoryAccountant& memory, Rand48& rand48, LuaHost& host, LuaVmKind kind)
+    : memory_(memory), rand48_(rand48), host_(host), kind_(kind) {
   lua_State* state = lua_newstate(&LuaVm::Allocate, this);
   if (state == nullptr) return;
   lua_atpanic(state, Panic);
@@ -628,7 +661,12 @@ int LuaVm::Init(lua_State* state) {
   lua_pop(state, 1);
 
   lua_pushcfunction(state, ErrorHandler);
-  lua_setfield(state, globals, "__redis__err__handler");
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaErrorHandler);
+  if (vm->kind_ == LuaVmKind::kEval) {
+    // EVAL's scripts see their handler as a global, as Redis's do; functions do not.
+    lua_pushcfunction(state, ErrorHandler);
+    lua_setfield(state, globals, "__redis__err__handler");
+  }
   // The time-limit hook finds the VM here.
   lua_pushlightuserdata(state, vm);
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_vm");
@@ -703,6 +741,9 @@ int LuaVm::Init(lua_State* state) {
   lua_rawset(state, globals);
   lua_pushvalue(state, globals_proxy);
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_globals_proxy");
+  lua_getmetatable(state, globals_proxy);
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaGlobalsProxyMeta);
+  if (vm->kind_ == LuaVmKind::kFunctions) BuildLibraryApi(state, vm, proxies);
   lua_pushvalue(state, globals);
   lua_setfield(state, LUA_REGISTRYINDEX, kLuaRealGlobals);
   // From now on every chunk compiled or loaded gets the proxy as its environment.
@@ -806,10 +847,18 @@ bool LuaVm::SetGlobalArray(const char* name, std::span<const std::string_view> v
   return ok;
 }
 
-void LuaVm::PushErrorHandler() {
-  lua_getfield(state_, LUA_REGISTRYINDEX, kLuaRealGlobals);
-  lua_getfield(state_, -1, "__redis__err__handler");
-  lua_remove(state_, -2);
+void LuaVm::PushErrorHandler() { lua_getfield(state_, LUA_REGISTRYINDEX, kLuaErrorHandler); }
+
+void LuaVm::SetLibraryLoading(bool on) {
+  KEEL_ASSERT(kind_ == LuaVmKind::kFunctions);
+  // Unprotected, yet it cannot raise: the registry keys and "__index" are strings Lua holds
+  // already (nothing is allocated for them), and setting a key a table has allocates nothing.
+  const int top = lua_gettop(state_);
+  lua_getfield(state_, LUA_REGISTRYINDEX, kLuaGlobalsProxyMeta);
+  lua_pushliteral(state_, "__index");
+  lua_getfield(state_, LUA_REGISTRYINDEX, on ? kLuaLibraryGlobals : kLuaRealGlobals);
+  lua_rawset(state_, -3);
+  lua_settop(state_, top);
 }
 
 namespace {
