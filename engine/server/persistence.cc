@@ -133,7 +133,8 @@ Status Persistence::ReadFile(std::string* bytes) {
   return ReadWholeFile(engine_.env().files(), PathOf(engine_.settings().dbfilename), bytes);
 }
 
-bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result) {
+bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result,
+                            bool replace_functions) {
   Keyspace& keyspace = engine_.keyspace();
   RdbLoadOptions options = LoadOptions();
   options.replace_duplicates = merge;
@@ -145,7 +146,7 @@ bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* r
   *result = LoadRdb(bytes, keyspace, options);
   if (result->ok) {
     const std::string error =
-        engine_.scripting().LoadFunctionLibraries(result->function_libraries, merge);
+        engine_.scripting().LoadFunctionLibraries(result->function_libraries, replace_functions);
     if (!error.empty()) {
       keyspace.FlushAll();
       result->ok = false;
