@@ -179,6 +179,16 @@ TEST_F(FunctionsTest, StatsAndKillWithoutARunningFunction) {
   EXPECT_EQ(Run({"function", "kill"}), Err("NOTBUSY No scripts in execution right now."));
 }
 
+TEST_F(FunctionsTest, InfoCountsLibrariesFunctionsAndTheirInterpreter) {
+  Load(kLibrary);
+  const std::string info = Run({"info", "memory"}).text;
+  EXPECT_NE(info.find("number_of_functions:2\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("number_of_libraries:1\r\n"), std::string::npos);
+  EXPECT_NE(info.find("used_memory_vm_eval:0\r\n"), std::string::npos);
+  EXPECT_EQ(info.find("used_memory_vm_functions:0\r\n"), std::string::npos);
+  EXPECT_EQ(info.find("used_memory_functions:0\r\n"), std::string::npos);
+}
+
 TEST_F(FunctionsTest, FunctionsLiveInTheirOwnInterpreter) {
   EXPECT_EQ(Scripting::Of(*engine_).function_vm_bytes(), 0u) << "none before the first library";
   Load(kLibrary);

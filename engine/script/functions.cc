@@ -94,6 +94,17 @@ bool Functions::Delete(std::string_view library_name) {
 
 void Functions::Flush() { registry_.Clear(); }
 
+size_t Functions::library_bytes() const {
+  size_t bytes = 0;
+  for (const auto& [name, library] : registry_.libraries()) {
+    bytes += name.size() + library->code().size();
+    for (const auto& [function_name, function] : library->functions()) {
+      bytes += function_name.size() + (function.description ? function.description->size() : 0);
+    }
+  }
+  return bytes;
+}
+
 std::vector<std::string> Functions::LibraryCodes() const {
   std::vector<std::string> codes;
   for (const auto& [name, library] : registry_.libraries()) codes.push_back(library->code());

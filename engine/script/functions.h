@@ -45,6 +45,8 @@ class Functions {
   // The interpreter (null before the first library).
   LuaVm* vm() { return vm_.get(); }
   size_t vm_bytes() const { return vm_ == nullptr ? 0 : vm_->used_bytes(); }
+  // The libraries' own bytes (their codes, names and descriptions; INFO used_memory_functions).
+  size_t library_bytes() const;
 
   // FUNCTION DUMP's payload: an RDB function opcode and the code per library, then the RDB
   // version and a CRC-64 (Redis's functionDumpCommand).

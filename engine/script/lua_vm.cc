@@ -8,6 +8,7 @@ extern "C" {
 #include <lua-cjson.h>
 }
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -331,6 +332,62 @@ int Pcall(lua_State* state) {
   return lua_gettop(state);
 }
 
+// --- unpack with the range check of Redis's bundled Lua ---------------------------------------
+//
+// Debian's liblua5.1 computes the number of results of unpack(t, i, j) in a signed int, so that
+// unpack({}, 0, 2147483647) asks for a stack of 2^31 slots and writes past it (a crash any
+// script could cause). Redis's bundled Lua has the fix Lua 5.2 made: the count in unsigned
+// arithmetic, refused from INT_MAX on with "too many results to unpack" (its tests, EVAL - Test
+// table unpack with invalid indexes, pin the text).
+int Unpack(lua_State* state) {
+  luaL_checktype(state, 1, LUA_TTABLE);
+  int first = luaL_optint(state, 2, 1);
+  const int last = luaL_opt(state, luaL_checkint, 3, static_cast<int>(lua_objlen(state, 1)));
+  if (first > last) return 0;
+  // The number of elements minus one, which cannot overflow in unsigned arithmetic.
+  unsigned int count = static_cast<unsigned int>(last) - static_cast<unsigned int>(first);
+  if (count >= static_cast<unsigned int>(INT_MAX) ||
+      !lua_checkstack(state, static_cast<int>(++count))) {
+    return luaL_error(state, "too many results to unpack");
+  }
+  lua_rawgeti(state, 1, first);
+  while (first++ < last) lua_rawgeti(state, 1, first);
+  return static_cast<int>(count);
+}
+
+// --- bit.tohex with the fix of Redis's bundled BitOp --------------------------------------------
+//
+// Debian's Lua BitOp 1.0.2 negates a digit count of INT32_MIN, which stays negative, and writes
+// before its buffer (bit.tohex(65535, -2147483648) crashes). Redis's copy clamps it first; this is
+// BitOp's tohex with that clamp (Redis's test "lua bit.tohex bug" pins the result).
+uint32_t BitArgument(lua_State* state, int index) {
+  // BitOp's barg: the number's low 32 bits, taken from a double shifted so that they are the
+  // mantissa's (2^52 + 2^51), which wraps numbers out of range as BitOp does.
+  const double shifted = luaL_checknumber(state, index) + 6755399441055744.0;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+  return static_cast<uint32_t>(bits);
+}
+
+int BitTohex(lua_State* state) {
+  uint32_t value = BitArgument(state, 1);
+  auto digits = lua_isnone(state, 2) ? 8 : static_cast<int32_t>(BitArgument(state, 2));
+  const char* hex = "0123456789abcdef";
+  if (digits == INT32_MIN) digits = INT32_MIN + 1;
+  if (digits < 0) {
+    digits = -digits;
+    hex = "0123456789ABCDEF";
+  }
+  if (digits > 8) digits = 8;
+  char text[8];
+  for (int i = digits; --i >= 0;) {
+    text[i] = hex[value & 15];
+    value >>= 4;
+  }
+  lua_pushlstring(state, text, static_cast<size_t>(digits));
+  return 1;
+}
+
 // --- The error handler every script runs under ---------------------------------------------
 
 int ErrorHandler(lua_State* state) {
@@ -606,6 +663,10 @@ int LuaVm::Init(lua_State* state) {
   lua_call(state, 0, 1);
   lua_setfield(state, LUA_GLOBALSINDEX, "cjson");
   LoadLibrary(state, "bit", luaopen_bit);
+  lua_getfield(state, LUA_GLOBALSINDEX, "bit");
+  lua_pushcfunction(state, BitTohex);
+  lua_setfield(state, -2, "tohex");
+  lua_pop(state, 1);
   lua_pushcfunction(state, OpenStructLibrary);
   lua_call(state, 0, 1);
   lua_setfield(state, LUA_GLOBALSINDEX, "struct");
@@ -625,6 +686,8 @@ int LuaVm::Init(lua_State* state) {
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_tostring");
   lua_pushcfunction(state, Pcall);
   lua_setfield(state, globals, "pcall");
+  lua_pushcfunction(state, Unpack);
+  lua_setfield(state, globals, "unpack");
 
   // The redis table.
   lua_newtable(state);
