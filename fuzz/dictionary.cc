@@ -81,6 +81,26 @@ constexpr std::string_view kValues[] = {
     "return struct.unpack('>I2', ARGV[1])",
     "[1,{\"a\":null}]",
     "e0e1f9fabfc9d4800c877a703b823ac0578ff8db",
+    // Functions (FUNCTION LOAD's code, FCALL's names, FUNCTION RESTORE's payload): both forms of
+    // redis.register_function with flags, the names they register, and a DUMP of library "fz"
+    // (its checksum right, so that RESTORE reads past the footer check). No loop, as above.
+    "#!lua name=fz\nredis.register_function('fzget', function(keys) return redis.call('get', "
+    "keys[1]) end)",
+    "#!lua name=fz2\nredis.register_function{function_name='fzset', flags={'allow-oom'}, "
+    "callback=function(keys, args) return redis.call('set', keys[1], args[1]) end}",
+    "#!lua name=fz3\nredis.register_function{function_name='fzro', flags={'no-writes'}, "
+    "description='d', callback=function(keys) return redis.call('exists', keys[1]) end}",
+    std::string_view(
+        "\xf5\xc3\x40\x5a\x40\x64\x1f\x23\x21\x6c\x75\x61\x20\x6e\x61\x6d\x65\x3d\x66\x7a\x0a\x72"
+        "\x65\x64\x69\x73\x2e\x72\x65\x67\x69\x73\x74\x65\x72\x5f\x66\x75\x6e\x0e\x63\x74\x69\x6f"
+        "\x6e\x28\x27\x66\x7a\x67\x65\x74\x27\x2c\x20\xe0\x00\x11\x0b\x6b\x65\x79\x73\x29\x20\x72"
+        "\x65\x74\x75\x72\x6e\x20\x06\x40\x36\x05\x63\x61\x6c\x6c\x28\x27\x80\x27\x40\x1e\x08\x5b"
+        "\x31\x5d\x29\x20\x65\x6e\x64\x29\x0a\x00\x44\xc2\xe5\x17\x0e\xb1\x92\x96",
+        106),
+    "fzget",
+    "fzset",
+    "fzro",
+    "fz",
 };
 
 void AddTokens(const std::vector<ArgSpec>& args, std::set<std::string>* tokens) {

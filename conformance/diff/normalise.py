@@ -391,6 +391,74 @@ def hrandfield_draws(value, args):
     return sorted_elements(value, args) if _hashtable_key(args) else value
 
 
+# --- FUNCTION LIST: libraries, and the functions of each, come in hash-table order.
+
+def function_list(value, args):
+    if value.kind != "*" or value.data is None:
+        return value
+    libraries = []
+    for library in value.data:
+        pairs = _pairs(library)
+        if pairs is None:
+            return value
+        pairs = [(key, Value(item.kind, sorted(item.data, key=_serialised_key)))
+                 if _is_key(key, b"functions") and item.kind == "*" and item.data is not None
+                 else (key, item) for key, item in pairs]
+        libraries.append(_from_pairs(library, pairs))
+    return Value("*", sorted(libraries, key=_serialised_key))
+
+
+# --- FUNCTION DUMP: one RDB_OPCODE_FUNCTION2 record per library, in hash-table order, then the
+# RDB version and a CRC-64 of it all. The records are compared as a set (each byte for byte);
+# the checksum, which depends on their order, is erased.
+
+def _rdb_length(data, at):
+    """(length or None for a special encoding, encoding number, next offset) of rdbLoadLen."""
+    first = data[at]
+    kind = first >> 6
+    if kind == 0:
+        return first & 0x3f, None, at + 1
+    if kind == 1:
+        return ((first & 0x3f) << 8) | data[at + 1], None, at + 2
+    if kind == 3:
+        return None, first & 0x3f, at + 1
+    if first == 0x80:
+        return int.from_bytes(data[at + 1:at + 5], "big"), None, at + 5
+    return int.from_bytes(data[at + 1:at + 9], "big"), None, at + 9
+
+
+def _rdb_string_end(data, at):
+    """Where the RDB string starting at `at` ends."""
+    length, encoding, at = _rdb_length(data, at)
+    if length is not None:
+        return at + length
+    if encoding in (0, 1, 2):
+        return at + (1 << encoding)
+    compressed, _, at = _rdb_length(data, at)  # LZF: compressed length, then the plain length
+    _, _, at = _rdb_length(data, at)
+    return at + compressed
+
+
+def function_dump(value, args):
+    if value.kind != "$" or value.data is None or len(value.data) < 10:
+        return value
+    data = value.data
+    records = []
+    at = 0
+    try:
+        while at < len(data) - 10:
+            if data[at] != 0xf5:
+                return value
+            end = _rdb_string_end(data, at + 1)
+            records.append(data[at:end])
+            at = end
+    except IndexError:
+        return value
+    if at != len(data) - 10:
+        return value
+    return Value("$", b"".join(sorted(records)) + data[-10:-8] + ERASED)
+
+
 NORMALISERS = {
     "hello": ("connection id", hello, None),
     "client|id": ("connection id", client_id, None),
@@ -433,6 +501,8 @@ NORMALISERS = {
     "hscan": ("a hashtable's order (keys named ht*)", hscan_pairs, None),
     "hrandfield": ("a hashtable's order (keys named ht*)", hrandfield_draws, None),
     "zscan": ("hash table order (a skiplist's members and scores)", scan_keys, None),
+    "function|list": ("hash table order (libraries and their functions)", function_list, None),
+    "function|dump": ("hash table order (libraries) and the checksum of it", function_dump, None),
 }
 
 

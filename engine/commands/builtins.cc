@@ -40,6 +40,7 @@ void Registry::AddBuiltins() {
   RegisterMultiCommands(*registry);
   RegisterPubsubCommands(*registry);
   RegisterScriptingCommands(*registry);
+  RegisterFunctionCommands(*registry);
 }
 
 const Registry& Registry::Builtin() {

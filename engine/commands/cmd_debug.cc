@@ -349,10 +349,10 @@ void DebugReload(CommandContext& context) {
     return;
   }
   // Without NOFLUSH the keyspace is replaced; with it the file's keys are added, replacing
-  // those they share (Redis kills itself on such a key unless MERGE; Keel takes the file's).
-  (void)merge;
+  // those they share (Redis kills itself on such a key unless MERGE; Keel takes the file's). A
+  // function library of a name that exists fails the load without MERGE, as in Redis.
   RdbLoadResult result;
-  if (!persistence.LoadBytes(bytes, /*merge=*/!flush, &result)) {
+  if (!persistence.LoadBytes(bytes, /*merge=*/!flush, &result, /*replace_functions=*/merge)) {
     context.reply.Error("ERR Error trying to load the RDB dump");
     return;
   }

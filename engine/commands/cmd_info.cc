@@ -4,6 +4,7 @@
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
+#include "engine/script/scripting.h"
 
 namespace keel {
 namespace {
@@ -143,18 +144,28 @@ void MemorySection(CommandContext& context, InfoWriter& info) {
   // 0 where the environment cannot tell the machine's memory size, as Redis reports it then.
   info.Field("total_system_memory", static_cast<uint64_t>(system_memory));
   info.Field("total_system_memory_human", HumanBytes(system_memory));
-  info.Field("used_memory_lua", "0");
-  info.Field("used_memory_vm_eval", "0");
-  info.Field("used_memory_lua_human", "0B");
-  info.Field("used_memory_scripts_eval", "0");
-  info.Field("number_of_cached_scripts",
-             static_cast<uint64_t>(engine.scripting().cached_scripts()));
-  info.Fields({"number_of_functions", "number_of_libraries", "used_memory_vm_functions",
-               "used_memory_vm_total"},
-              "0");
-  info.Field("used_memory_vm_total_human", "0B");
-  info.Fields({"used_memory_functions", "used_memory_scripts"}, "0");
-  info.Field("used_memory_scripts_human", "0B");
+  // The interpreters (EVAL's and the functions'), made on first use, and what they keep.
+  Scripting& scripting = Scripting::Of(engine);
+  const auto vm_eval = static_cast<uint64_t>(scripting.vm_bytes());
+  const auto vm_functions = static_cast<uint64_t>(scripting.function_vm_bytes());
+  const auto scripts_eval = static_cast<uint64_t>(scripting.script_bytes());
+  const auto functions = static_cast<uint64_t>(scripting.functions().library_bytes());
+  info.Field("used_memory_lua", vm_eval);
+  info.Field("used_memory_vm_eval", vm_eval);
+  info.Field("used_memory_lua_human", HumanBytes(static_cast<double>(vm_eval)));
+  info.Field("used_memory_scripts_eval", scripts_eval);
+  info.Field("number_of_cached_scripts", static_cast<uint64_t>(scripting.script_count()));
+  info.Field("number_of_functions",
+             static_cast<uint64_t>(scripting.functions().registry().function_count()));
+  info.Field("number_of_libraries",
+             static_cast<uint64_t>(scripting.functions().registry().library_count()));
+  info.Field("used_memory_vm_functions", vm_functions);
+  info.Field("used_memory_vm_total", vm_eval + vm_functions);
+  info.Field("used_memory_vm_total_human", HumanBytes(static_cast<double>(vm_eval + vm_functions)));
+  info.Field("used_memory_functions", functions);
+  info.Field("used_memory_scripts", scripts_eval + functions);
+  info.Field("used_memory_scripts_human",
+             HumanBytes(static_cast<double>(scripts_eval + functions)));
   info.Field("maxmemory", maxmemory);
   info.Field("maxmemory_human", HumanBytes(static_cast<double>(maxmemory)));
   info.Field("maxmemory_policy", engine.config().Get(*Config::Find("maxmemory-policy")));

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string>
 
-#include "engine/base/crc64.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
@@ -17,27 +16,10 @@
 namespace keel {
 namespace {
 
-constexpr size_t kFooterBytes = 10;  // RDB version (2 bytes) and CRC-64 (8), little-endian
+void AppendFooter(std::string* payload) { rdb::AppendPayloadFooter(payload); }
 
-void AppendFooter(std::string* payload) {
-  payload->push_back(static_cast<char>(rdb::kVersion & 0xff));
-  payload->push_back(static_cast<char>(rdb::kVersion >> 8));
-  const uint64_t crc = Crc64(0, payload->data(), payload->size());
-  for (int i = 0; i < 8; i++) payload->push_back(static_cast<char>(crc >> (8 * i)));
-}
-
-// Redis's verifyDumpPayload: a version this server can read and, unless DEBUG
-// SET-SKIP-CHECKSUM-VALIDATION turned it off, a matching checksum.
 bool PayloadIsValid(const CommandContext& context, std::string_view payload) {
-  if (payload.size() < kFooterBytes) return false;
-  const auto* footer =
-      reinterpret_cast<const unsigned char*>(payload.data() + payload.size() - kFooterBytes);
-  const uint16_t version = static_cast<uint16_t>(footer[0] | footer[1] << 8);
-  if (version > rdb::kVersion) return false;
-  if (context.skip_checksum_validation()) return true;
-  uint64_t crc = 0;
-  for (int i = 0; i < 8; i++) crc |= static_cast<uint64_t>(footer[2 + i]) << (8 * i);
-  return Crc64(0, payload.data(), payload.size() - 8) == crc;
+  return rdb::PayloadFooterValid(payload, !context.skip_checksum_validation());
 }
 
 void CmdDump(CommandContext& context) {

@@ -48,7 +48,9 @@ void CmdScriptFlush(CommandContext& context) {
   context.reply.Ok();
 }
 
-void CmdScriptKill(CommandContext& context) { Scripting::Of(context.server()).Kill(context.reply); }
+void CmdScriptKill(CommandContext& context) {
+  Scripting::Of(context.server()).Kill(context.reply, /*eval=*/true);
+}
 
 void CmdScriptLoad(CommandContext& context) {
   Scripting::Of(context.server()).Load(context, context.arg(2));

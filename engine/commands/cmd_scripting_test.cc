@@ -161,6 +161,30 @@ TEST_F(ScriptingTest, ShebangFlagsDecideTheOomCheck) {
   Run({"config", "set", "maxmemory", "0"});
 }
 
+TEST_F(ScriptingTest, UnpackRefusesRangesTooLargeForTheStack) {
+  // Debian's liblua5.1 overflowed here and wrote past the stack; texts as redis-server 7.0.15.
+  for (std::string_view script :
+       {"return {unpack({1,2,3}, -2, 2147483647)}", "return {unpack({1,2,3}, 0, 2147483647)}",
+        "return {unpack({1,2,3}, -2147483648, -2)}"}) {
+    const RespValue reply = Run({"eval", script, "0"});
+    ASSERT_EQ(reply.type, RespType::kError) << script;
+    EXPECT_NE(reply.text.find("too many results to unpack"), std::string::npos) << reply.text;
+  }
+  EXPECT_EQ(Run({"eval", "return {unpack({1,2,3}, -1, -2)}", "0"}), Array({}));
+  EXPECT_EQ(Run({"eval", "return {unpack({1,2,3})}", "0"}), Array({Int(1), Int(2), Int(3)}));
+  EXPECT_EQ(Run({"eval", "return {unpack({1,2,3}, 2)}", "0"}), Array({Int(2), Int(3)}));
+  EXPECT_EQ(Run({"eval", "return select('#', unpack({1,2,3}, -1, 5))", "0"}), Int(7));
+}
+
+TEST_F(ScriptingTest, BitTohexTakesTheSmallestCount) {
+  // Debian's BitOp wrote before its buffer here; results as redis-server 7.0.15.
+  EXPECT_EQ(Run({"eval", "return bit.tohex(65535, -2147483648)", "0"}), Bulk("0000FFFF"));
+  EXPECT_EQ(Run({"eval", "return bit.tohex(65535)", "0"}), Bulk("0000ffff"));
+  EXPECT_EQ(Run({"eval", "return bit.tohex(-1, 3)", "0"}), Bulk("fff"));
+  EXPECT_EQ(Run({"eval", "return bit.tohex(4294967296 + 10, -2)", "0"}), Bulk("0A"));
+  EXPECT_EQ(Run({"eval", "return bit.tohex(1, 20)", "0"}), Bulk("00000001"));
+}
+
 TEST_F(ScriptingTest, ScriptKillWithoutAScript) {
   EXPECT_EQ(Run({"script", "kill"}), Err("NOTBUSY No scripts in execution right now."));
 }

@@ -102,6 +102,7 @@ void RegisterIntrospectionCommands(Registry& registry);  // COMMAND
 void RegisterDiagnosticCommands(Registry& registry);     // TIME, MONITOR, SLOWLOG, LATENCY
 void RegisterDebugCommands(Registry& registry);          // DEBUG
 void RegisterScriptingCommands(Registry& registry);      // EVAL and friends, SCRIPT
+void RegisterFunctionCommands(Registry& registry);       // FCALL, FCALL_RO, FUNCTION
 void RegisterMultiCommands(Registry& registry);          // MULTI, EXEC, DISCARD, WATCH, UNWATCH
 void RegisterPubsubCommands(Registry& registry);         // SUBSCRIBE, PUBLISH, PUBSUB, ...
 

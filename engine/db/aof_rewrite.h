@@ -44,6 +44,10 @@ class AofCommandWriter final : public SnapshotSink {
   // are no streams yet).
   void Save(int db, const Entry& entry) override;
 
+  // Appends one command that is not a key's (the function libraries' FUNCTION LOAD), before the
+  // keys.
+  void AddCommand(std::span<const std::string_view> args) { AppendAofCommand(&out_, args); }
+
   // Bytes made and not yet taken. A single large key adds all its commands at once, so this can
   // grow by a whole value's size in one Save.
   size_t pending_bytes() const { return out_.size(); }

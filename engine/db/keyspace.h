@@ -111,6 +111,9 @@ class Keyspace {
   // rdb_changes_since_last_save). A command that changed it is propagated.
   uint64_t dirty() const { return dirty_; }
   void ResetDirty() { dirty_ = 0; }
+  // A change that is not to a key (FUNCTION LOAD, DELETE...): counted as one, so that the save
+  // rules see it and the command that made it is propagated.
+  void CountChange() { dirty_++; }
   // A save covered the first `changes` changes (Redis's dirty - dirty_before_bgsave).
   void ForgetDirty(uint64_t changes) { dirty_ = dirty_ > changes ? dirty_ - changes : 0; }
 

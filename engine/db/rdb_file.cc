@@ -34,6 +34,11 @@ void RdbWriter::Begin() {
   AuxInt("ctime", options_.ctime_s);
   AuxInt("used-mem", static_cast<int64_t>(options_.used_memory_bytes));
   AuxInt("aof-base", options_.aof_base ? 1 : 0);
+  // rdbSaveFunctions: after the aux fields, before the databases.
+  for (const std::string& code : options_.function_libraries) {
+    out_.push_back(static_cast<char>(rdb::kOpFunction2));
+    rdb::WriteString(&out_, code, options_.compress);
+  }
 }
 
 void RdbWriter::Aux(std::string_view name, std::string_view value) {
@@ -343,11 +348,11 @@ bool Loader::Run() {
       case rdb::kOpModuleAux:
         return ReadModuleAux();
       case rdb::kOpFunctionPreGa:
-        return Fail("Pre-release function format not supported");
       case rdb::kOpFunction2: {
         std::string code;
-        if (!reader_.ReadString(&code, kKeySizeMax)) return Corrupt();
-        result_->warnings.push_back("a function library in the RDB file was ignored");
+        const std::string error = rdb::ReadFunctionLibrary(reader_, type, &code);
+        if (!error.empty()) return Fail("Failed loading library, " + error);
+        result_->function_libraries.push_back(std::move(code));
         continue;
       }
       default:
@@ -361,6 +366,31 @@ bool Loader::Run() {
 }
 
 }  // namespace
+
+namespace rdb {
+
+std::string ReadFunctionLibrary(Reader& reader, uint8_t opcode, std::string* code) {
+  if (opcode == kOpFunction2) {
+    if (!reader.ReadString(code, kKeySizeMax)) return "Failed loading library payload";
+    return {};
+  }
+  std::string name;
+  std::string engine;
+  std::string description;
+  std::string body;
+  uint64_t has_description = 0;
+  if (!reader.ReadString(&name, kKeySizeMax)) return "Failed loading library name";
+  if (!reader.ReadString(&engine, kKeySizeMax)) return "Failed loading engine name";
+  if (!reader.ReadLength(&has_description)) return "Failed loading library description indicator";
+  if (has_description != 0 && !reader.ReadString(&description, kKeySizeMax)) {
+    return "Failed loading library description";
+  }
+  if (!reader.ReadString(&body, kKeySizeMax)) return "Failed loading library blob";
+  *code = "#!" + engine + " name=" + name + "\n" + body;
+  return {};
+}
+
+}  // namespace rdb
 
 RdbLoadResult LoadRdb(std::string_view bytes, Keyspace& keyspace, const RdbLoadOptions& options) {
   RdbLoadResult result;

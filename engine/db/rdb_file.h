@@ -44,6 +44,12 @@ inline constexpr uint8_t kOpExpireTime = 253;
 inline constexpr uint8_t kOpSelectDb = 254;
 inline constexpr uint8_t kOpEof = 255;
 
+// Reads one function library after its opcode (Redis's rdbFunctionLoad): the code itself
+// (kOpFunction2), or a Redis 7.0 release candidate's name, engine, optional description and body
+// (kOpFunctionPreGa), turned into the code they stand for. Returns "" or Redis's error.
+class Reader;
+std::string ReadFunctionLibrary(Reader& reader, uint8_t opcode, std::string* code);
+
 }  // namespace rdb
 
 // What the writer puts in the header and how it encodes keys.
@@ -58,6 +64,9 @@ struct RdbWriteOptions {
   uint64_t used_memory_bytes = 0;
   std::string_view redis_version;  // the "redis-ver" aux field
   bool aof_base = false;           // the "aof-base" aux field (an AOF's base file)
+  // The function libraries' codes, written after the aux fields as Redis 7.0 writes them (an
+  // RDB_OPCODE_FUNCTION2 and the code per library).
+  std::vector<std::string> function_libraries;
 };
 
 class RdbWriter {
@@ -139,7 +148,10 @@ struct RdbLoadResult {
   uint64_t keys_expired = 0;          // skipped because they had expired
   int64_t ctime_s = 0;                // the "ctime" aux field, if any
   std::string redis_version;          // the "redis-ver" aux field, if any
-  std::vector<std::string> warnings;  // things skipped (functions, unknown aux fields)
+  std::vector<std::string> warnings;  // things skipped (unknown aux fields)
+  // The function libraries' codes, in file order; the caller creates them (the keyspace holds
+  // no functions), and a library that fails fails the load.
+  std::vector<std::string> function_libraries;
   // Where the file ended (after the checksum): an AOF with an RDB preamble goes on from there.
   size_t bytes_read = 0;
 };

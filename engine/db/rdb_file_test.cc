@@ -192,5 +192,45 @@ TEST_F(RdbFileTest, ExpiredKeysAreDroppedAndDuplicatesRefused) {
   EXPECT_EQ(Keys(), 0u);
 }
 
+TEST_F(RdbFileTest, FunctionLibrariesAreReadInFileOrderAndWrittenBeforeTheKeys) {
+  const std::string bytes = ReadSourceFile("corpus/functions/redis_7_0_two_libraries.rdb");
+  ASSERT_FALSE(bytes.empty());
+  const RdbLoadResult result = Load(bytes);
+  ASSERT_TRUE(result.ok) << result.error;
+  ASSERT_EQ(result.function_libraries.size(), 2u);
+  EXPECT_TRUE(result.function_libraries[0].starts_with("#!lua name=")) << "codes, shebang kept";
+  EXPECT_EQ(Keys(), 1u);
+
+  RdbWriteOptions options;
+  options.function_libraries = {"#!lua name=a\nreturn 1", std::string(100, 'x')};
+  const std::string written = WriteRdb(engine_->keyspace(), options);
+  engine_->keyspace().FlushAll();
+  const size_t at = written.find(static_cast<char>(rdb::kOpFunction2));
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(at, written.find(static_cast<char>(rdb::kOpSelectDb))) << "before the databases";
+  const RdbLoadResult again = Load(written);
+  ASSERT_TRUE(again.ok) << again.error;
+  EXPECT_EQ(again.function_libraries, options.function_libraries) << "LZF-compressed one too";
+}
+
+TEST_F(RdbFileTest, ReleaseCandidateFunctionRecordsBecomeCode) {
+  // Redis 7.0 rc1/rc2's RDB_OPCODE_FUNCTION: name, engine, a description flag and description,
+  // and the body; Redis 7.0.15 loads it as the code "#!<engine> name=<name>\n<body>".
+  std::string record;
+  rdb::WriteString(&record, "old", false);
+  rdb::WriteString(&record, "LUA", false);
+  rdb::WriteLength(&record, 1);
+  rdb::WriteString(&record, "a description", false);
+  rdb::WriteString(&record, "redis.register_function('f', function() return 1 end)", false);
+  rdb::Reader reader(record);
+  std::string code;
+  EXPECT_EQ(rdb::ReadFunctionLibrary(reader, rdb::kOpFunctionPreGa, &code), "");
+  EXPECT_EQ(code, "#!LUA name=old\nredis.register_function('f', function() return 1 end)");
+  EXPECT_TRUE(reader.at_end());
+  rdb::Reader cut(std::string_view(record).substr(0, 6));
+  EXPECT_EQ(rdb::ReadFunctionLibrary(cut, rdb::kOpFunctionPreGa, &code),
+            "Failed loading engine name");
+}
+
 }  // namespace
 }  // namespace keel

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "engine/base/crc64.h"
 #include "engine/base/numbers.h"
 
 namespace keel::rdb {
@@ -185,6 +186,25 @@ bool Reader::ReadString(std::string* bytes, size_t size_max) {
   if (decompressed != size) return false;
   in_.remove_prefix(compressed_size);
   return true;
+}
+
+void AppendPayloadFooter(std::string* payload) {
+  payload->push_back(static_cast<char>(kVersion & 0xff));
+  payload->push_back(static_cast<char>(kVersion >> 8));
+  const uint64_t crc = Crc64(0, payload->data(), payload->size());
+  for (int i = 0; i < 8; i++) payload->push_back(static_cast<char>(crc >> (8 * i)));
+}
+
+bool PayloadFooterValid(std::string_view payload, bool verify_checksum) {
+  if (payload.size() < kPayloadFooterBytes) return false;
+  const auto* footer =
+      reinterpret_cast<const unsigned char*>(payload.data() + payload.size() - kPayloadFooterBytes);
+  const auto version = static_cast<uint16_t>(footer[0] | footer[1] << 8);
+  if (version > kVersion) return false;
+  if (!verify_checksum) return true;
+  uint64_t crc = 0;
+  for (int i = 0; i < 8; i++) crc |= static_cast<uint64_t>(footer[2 + i]) << (8 * i);
+  return Crc64(0, payload.data(), payload.size() - 8) == crc;
 }
 
 }  // namespace keel::rdb

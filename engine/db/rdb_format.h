@@ -36,6 +36,14 @@ void WriteLength(std::string* out, uint64_t length);
 // is longer than 20 bytes and LZF saves at least 4 bytes, else its length and bytes.
 void WriteString(std::string* out, std::string_view bytes, bool compress);
 
+// DUMP and FUNCTION DUMP payloads end with the RDB version (2 bytes) and a CRC-64 of everything
+// before it (8 bytes), both little-endian.
+inline constexpr size_t kPayloadFooterBytes = 10;
+void AppendPayloadFooter(std::string* payload);
+// Redis's verifyDumpPayload: a version this server can read and, when `verify_checksum` (DEBUG
+// SET-SKIP-CHECKSUM-VALIDATION turns it off), a matching checksum.
+bool PayloadFooterValid(std::string_view payload, bool verify_checksum);
+
 // Reads what the Write functions write, advancing `*in`. False on truncated or malformed input
 // (RESTORE's "Bad data format"); never reads past the end.
 class Reader {

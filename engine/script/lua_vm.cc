@@ -8,12 +8,14 @@ extern "C" {
 #include <lua-cjson.h>
 }
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "engine/base/assert.h"
 #include "engine/base/sha1.h"
+#include "engine/script/function_lua.h"
 #include "engine/script/lua_libs.h"
 #include "engine/script/lua_reply.h"
 #include "engine/server/version.h"
@@ -330,6 +332,62 @@ int Pcall(lua_State* state) {
   return lua_gettop(state);
 }
 
+// --- unpack with the range check of Redis's bundled Lua ---------------------------------------
+//
+// Debian's liblua5.1 computes the number of results of unpack(t, i, j) in a signed int, so that
+// unpack({}, 0, 2147483647) asks for a stack of 2^31 slots and writes past it (a crash any
+// script could cause). Redis's bundled Lua has the fix Lua 5.2 made: the count in unsigned
+// arithmetic, refused from INT_MAX on with "too many results to unpack" (its tests, EVAL - Test
+// table unpack with invalid indexes, pin the text).
+int Unpack(lua_State* state) {
+  luaL_checktype(state, 1, LUA_TTABLE);
+  int first = luaL_optint(state, 2, 1);
+  const int last = luaL_opt(state, luaL_checkint, 3, static_cast<int>(lua_objlen(state, 1)));
+  if (first > last) return 0;
+  // The number of elements minus one, which cannot overflow in unsigned arithmetic.
+  unsigned int count = static_cast<unsigned int>(last) - static_cast<unsigned int>(first);
+  if (count >= static_cast<unsigned int>(INT_MAX) ||
+      !lua_checkstack(state, static_cast<int>(++count))) {
+    return luaL_error(state, "too many results to unpack");
+  }
+  lua_rawgeti(state, 1, first);
+  while (first++ < last) lua_rawgeti(state, 1, first);
+  return static_cast<int>(count);
+}
+
+// --- bit.tohex with the fix of Redis's bundled BitOp --------------------------------------------
+//
+// Debian's Lua BitOp 1.0.2 negates a digit count of INT32_MIN, which stays negative, and writes
+// before its buffer (bit.tohex(65535, -2147483648) crashes). Redis's copy clamps it first; this is
+// BitOp's tohex with that clamp (Redis's test "lua bit.tohex bug" pins the result).
+uint32_t BitArgument(lua_State* state, int index) {
+  // BitOp's barg: the number's low 32 bits, taken from a double shifted so that they are the
+  // mantissa's (2^52 + 2^51), which wraps numbers out of range as BitOp does.
+  const double shifted = luaL_checknumber(state, index) + 6755399441055744.0;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+  return static_cast<uint32_t>(bits);
+}
+
+int BitTohex(lua_State* state) {
+  uint32_t value = BitArgument(state, 1);
+  auto digits = lua_isnone(state, 2) ? 8 : static_cast<int32_t>(BitArgument(state, 2));
+  const char* hex = "0123456789abcdef";
+  if (digits == INT32_MIN) digits = INT32_MIN + 1;
+  if (digits < 0) {
+    digits = -digits;
+    hex = "0123456789ABCDEF";
+  }
+  if (digits > 8) digits = 8;
+  char text[8];
+  for (int i = digits; --i >= 0;) {
+    text[i] = hex[value & 15];
+    value >>= 4;
+  }
+  lua_pushlstring(state, text, static_cast<size_t>(digits));
+  return 1;
+}
+
 // --- The error handler every script runs under ---------------------------------------------
 
 int ErrorHandler(lua_State* state) {
@@ -499,6 +557,38 @@ void LoadLibrary(lua_State* state, const char* name, lua_CFunction open) {
   lua_call(state, 1, 0);
 }
 
+// The functions' load-time globals (Redis's LIBRARY_API): only `redis`, with register_function,
+// log, the log levels and the versions; a missing name is an error, as for the globals, and the
+// `redis` table is read-only. Left in the registry under kLuaLibraryGlobals.
+void BuildLibraryApi(lua_State* state, LuaVm* vm, int proxies) {
+  lua_newtable(state);  // the globals
+  lua_pushliteral(state, "redis");
+  lua_newtable(state);
+  SetFunction(state, vm, "register_function", RegisterFunction);
+  SetFunction(state, vm, "log", RedisLog);
+  SetNumber(state, "LOG_DEBUG", 0);
+  SetNumber(state, "LOG_VERBOSE", 1);
+  SetNumber(state, "LOG_NOTICE", 2);
+  SetNumber(state, "LOG_WARNING", 3);
+  SetNumber(state, "REDIS_VERSION_NUM", kRedisVersionNum);
+  lua_pushliteral(state, "REDIS_VERSION");
+  lua_pushlstring(state, kRedisCompatibleVersion.data(), kRedisCompatibleVersion.size());
+  lua_rawset(state, -3);
+  lua_newtable(state);
+  lua_pushcfunction(state, MissingGlobal);
+  lua_setfield(state, -2, "__index");
+  lua_setmetatable(state, -2);
+  lua_rawset(state, -3);
+  InstallProxy(state, proxies, "redis");
+  lua_newtable(state);
+  lua_pushcfunction(state, MissingGlobal);
+  lua_setfield(state, -2, "__index");
+  lua_setmetatable(state, -2);
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaLibraryGlobals);
+  lua_newtable(state);
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaLibraryFunctions);
+}
+
 }  // namespace
 
 // --- The VM -----------------------------------------------------------------------------------
@@ -544,8 +634,8 @@ int Panic(lua_State* state) {
 
 }  // namespace
 
-LuaVm::LuaVm(MemoryAccountant& memory, Rand48& rand48, LuaHost& host)
-    : memory_(memory), rand48_(rand48), host_(host) {
+LuaVm::LuaVm(MemoryAccountant& memory, Rand48& rand48, LuaHost& host, LuaVmKind kind)
+    : memory_(memory), rand48_(rand48), host_(host), kind_(kind) {
   lua_State* state = lua_newstate(&LuaVm::Allocate, this);
   if (state == nullptr) return;
   lua_atpanic(state, Panic);
@@ -573,6 +663,10 @@ int LuaVm::Init(lua_State* state) {
   lua_call(state, 0, 1);
   lua_setfield(state, LUA_GLOBALSINDEX, "cjson");
   LoadLibrary(state, "bit", luaopen_bit);
+  lua_getfield(state, LUA_GLOBALSINDEX, "bit");
+  lua_pushcfunction(state, BitTohex);
+  lua_setfield(state, -2, "tohex");
+  lua_pop(state, 1);
   lua_pushcfunction(state, OpenStructLibrary);
   lua_call(state, 0, 1);
   lua_setfield(state, LUA_GLOBALSINDEX, "struct");
@@ -592,6 +686,8 @@ int LuaVm::Init(lua_State* state) {
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_tostring");
   lua_pushcfunction(state, Pcall);
   lua_setfield(state, globals, "pcall");
+  lua_pushcfunction(state, Unpack);
+  lua_setfield(state, globals, "unpack");
 
   // The redis table.
   lua_newtable(state);
@@ -628,7 +724,12 @@ int LuaVm::Init(lua_State* state) {
   lua_pop(state, 1);
 
   lua_pushcfunction(state, ErrorHandler);
-  lua_setfield(state, globals, "__redis__err__handler");
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaErrorHandler);
+  if (vm->kind_ == LuaVmKind::kEval) {
+    // EVAL's scripts see their handler as a global, as Redis's do; functions do not.
+    lua_pushcfunction(state, ErrorHandler);
+    lua_setfield(state, globals, "__redis__err__handler");
+  }
   // The time-limit hook finds the VM here.
   lua_pushlightuserdata(state, vm);
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_vm");
@@ -703,6 +804,9 @@ int LuaVm::Init(lua_State* state) {
   lua_rawset(state, globals);
   lua_pushvalue(state, globals_proxy);
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_globals_proxy");
+  lua_getmetatable(state, globals_proxy);
+  lua_setfield(state, LUA_REGISTRYINDEX, kLuaGlobalsProxyMeta);
+  if (vm->kind_ == LuaVmKind::kFunctions) BuildLibraryApi(state, vm, proxies);
   lua_pushvalue(state, globals);
   lua_setfield(state, LUA_REGISTRYINDEX, kLuaRealGlobals);
   // From now on every chunk compiled or loaded gets the proxy as its environment.
@@ -806,10 +910,18 @@ bool LuaVm::SetGlobalArray(const char* name, std::span<const std::string_view> v
   return ok;
 }
 
-void LuaVm::PushErrorHandler() {
-  lua_getfield(state_, LUA_REGISTRYINDEX, kLuaRealGlobals);
-  lua_getfield(state_, -1, "__redis__err__handler");
-  lua_remove(state_, -2);
+void LuaVm::PushErrorHandler() { lua_getfield(state_, LUA_REGISTRYINDEX, kLuaErrorHandler); }
+
+void LuaVm::SetLibraryLoading(bool on) {
+  KEEL_ASSERT(kind_ == LuaVmKind::kFunctions);
+  // Unprotected, yet it cannot raise: the registry keys and "__index" are strings Lua holds
+  // already (nothing is allocated for them), and setting a key a table has allocates nothing.
+  const int top = lua_gettop(state_);
+  lua_getfield(state_, LUA_REGISTRYINDEX, kLuaGlobalsProxyMeta);
+  lua_pushliteral(state_, "__index");
+  lua_getfield(state_, LUA_REGISTRYINDEX, on ? kLuaLibraryGlobals : kLuaRealGlobals);
+  lua_rawset(state_, -3);
+  lua_settop(state_, top);
 }
 
 namespace {

@@ -72,18 +72,25 @@ class LuaHost {
   virtual bool Interrupt(int64_t instructions) = 0;
 };
 
+// Which of Redis's two interpreters a LuaVm is: EVAL's, or the one functions live in (Redis's
+// function_lua.c). The sandbox is the same; the functions' interpreter has no KEYS, ARGV or
+// __redis__err__handler globals, and while a library loads (SetLibraryLoading) its code sees only
+// the library API: a `redis` table with register_function, log, the LOG_* levels and the versions.
+enum class LuaVmKind : uint8_t { kEval, kFunctions };
+
 class LuaVm {
  public:
   // Lua instructions between two calls of LuaHost::Interrupt (Redis's count hook period).
   static constexpr int kHookInstructions = 100000;
 
   // Creates the interpreter; ok() is false when memory was refused on the way.
-  LuaVm(MemoryAccountant& memory, Rand48& rand48, LuaHost& host);
+  LuaVm(MemoryAccountant& memory, Rand48& rand48, LuaHost& host, LuaVmKind kind = LuaVmKind::kEval);
   ~LuaVm();
   LuaVm(const LuaVm&) = delete;
   LuaVm& operator=(const LuaVm&) = delete;
 
   bool ok() const { return state_ != nullptr; }
+  LuaVmKind kind() const { return kind_; }
   lua_State* state() { return state_; }
   LuaHost& host() { return host_; }
   Rand48& rand48() { return rand48_; }
@@ -103,6 +110,10 @@ class LuaVm {
   // Pushes the error handler scripts run under (Redis's __redis__err__handler): it turns any
   // error into a table {err=..., source=..., line=...}.
   void PushErrorHandler();
+  // Functions' interpreter only: while on, code compiled or run sees the library API instead of
+  // the globals (Redis's luaEngineCreate swaps the globals' __index the same way); functions
+  // registered meanwhile see the real globals once it is off again.
+  void SetLibraryLoading(bool on);
   // Turns the time-limit hook on or off for the next run.
   void SetInterruptHook(bool on);
   // SCRIPT KILL: from now on every line raises the kill error, so that a pcall in the script
@@ -121,6 +132,7 @@ class LuaVm {
   MemoryAccountant& memory_;
   Rand48& rand48_;
   LuaHost& host_;
+  const LuaVmKind kind_;
   lua_State* state_ = nullptr;
   size_t used_bytes_ = 0;
   std::vector<std::string_view> scratch_args_;
@@ -130,5 +142,15 @@ class LuaVm {
 
 // Registry keys of the VM's own values.
 inline constexpr const char* kLuaRealGlobals = "keel_real_globals";
+inline constexpr const char* kLuaErrorHandler = "keel_error_handler";
+// The functions' interpreter: the library API's globals, and the metatable of the globals proxy
+// whose __index is switched between them and the real globals.
+inline constexpr const char* kLuaLibraryGlobals = "keel_library_globals";
+inline constexpr const char* kLuaGlobalsProxyMeta = "keel_globals_proxy_meta";
+// The functions' interpreter: a light userdata of the library being loaded (function_lua.h), or
+// nil outside FUNCTION LOAD.
+inline constexpr const char* kLuaLoadContext = "keel_load_context";
+// The functions' interpreter: the libraries' functions, {[library id] = {[name] = function}}.
+inline constexpr const char* kLuaLibraryFunctions = "keel_library_functions";
 
 }  // namespace keel

@@ -7,21 +7,33 @@
 
 namespace keel {
 
+namespace {
+
+constexpr struct {
+  std::string_view name;
+  uint32_t flag;
+} kFlags[] = {
+    {"no-writes", kScriptNoWrites},
+    {"allow-oom", kScriptAllowOom},
+    {"allow-stale", kScriptAllowStale},
+    {"no-cluster", kScriptNoCluster},
+    {"allow-cross-slot-keys", kScriptAllowCrossSlot},
+};
+
+}  // namespace
+
 uint32_t ScriptFlagNamed(std::string_view name) {
-  static constexpr struct {
-    std::string_view name;
-    uint32_t flag;
-  } kFlags[] = {
-      {"no-writes", kScriptNoWrites},
-      {"allow-oom", kScriptAllowOom},
-      {"allow-stale", kScriptAllowStale},
-      {"no-cluster", kScriptNoCluster},
-      {"allow-cross-slot-keys", kScriptAllowCrossSlot},
-  };
   for (const auto& entry : kFlags) {
     if (entry.name == name) return entry.flag;
   }
   return 0;
+}
+
+std::string_view ScriptFlagName(uint32_t flag) {
+  for (const auto& entry : kFlags) {
+    if (entry.flag == flag) return entry.name;
+  }
+  return {};
 }
 
 std::string ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_bytes) {

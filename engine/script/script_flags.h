@@ -22,6 +22,10 @@ enum ScriptFlag : uint32_t {
 
 // The flag named `name` ("no-writes", ...), or 0.
 uint32_t ScriptFlagNamed(std::string_view name);
+// The flags that have names, in Redis's order (FUNCTION LIST shows them so), and their names.
+inline constexpr uint32_t kNamedScriptFlags[] = {
+    kScriptNoWrites, kScriptAllowOom, kScriptAllowStale, kScriptNoCluster, kScriptAllowCrossSlot};
+std::string_view ScriptFlagName(uint32_t flag);
 
 // Reads the shebang of an EVAL script. Returns "" and sets `*flags` (kScriptEvalCompat when
 // there is no shebang) and `*shebang_bytes` (the first line's length, to be left out of what is

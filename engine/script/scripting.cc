@@ -5,6 +5,7 @@
 #include "engine/base/numbers.h"
 #include "engine/base/sha1.h"
 #include "engine/registry/errors.h"
+#include "engine/script/function_lua.h"
 #include "engine/script/script_flags.h"
 #include "engine/server/command_context.h"
 
@@ -45,10 +46,12 @@ Scripting::Scripting(Engine& engine)
     : engine_(engine), client_(/*id=*/0, /*conn=*/0, engine.memory(), engine.reply_chunks()) {
   client_.peer_address = "lua";
   client_.reply().set_error_observer(&engine);
+  functions_ = std::make_unique<Functions>(engine.memory(), engine.env().clock(), rand48_, *this);
 }
 
 Scripting::~Scripting() {
   KEEL_ASSERT(run_ == nullptr);
+  functions_.reset();
   vm_.reset();
   scripts_.clear();
 }
@@ -113,7 +116,7 @@ void Scripting::Flush() {
   script_bytes_ = 0;
 }
 
-void Scripting::Kill(ReplyBuilder& reply) {
+void Scripting::Kill(ReplyBuilder& reply, bool eval) {
   if (run_ == nullptr) {
     reply.Error("NOTBUSY No scripts in execution right now.");
     return;
@@ -125,14 +128,28 @@ void Scripting::Kill(ReplyBuilder& reply) {
         "SHUTDOWN NOSAVE command.");
     return;
   }
+  // SCRIPT KILL kills scripts and FUNCTION KILL functions (Redis's scriptKill).
+  if (eval && run_->function) {
+    reply.Error(Engine::kBusyFunction);
+    return;
+  }
+  if (!eval && !run_->function) {
+    reply.Error(Engine::kBusyEval);
+    return;
+  }
   run_->killed = true;
   reply.Ok();
 }
 
 uint32_t Scripting::CommandFlags(const CommandSpec& spec, std::span<const std::string_view> args,
                                  uint32_t flags) {
-  // Redis's evalGetCommandFlags: the cached script's flags, or the shebang of a new EVAL body.
   if (args.size() < 2) return flags;
+  if (spec.full_name == "fcall" || spec.full_name == "fcall_ro") {
+    // Redis's fcallGetCommandFlags: the function's flags, when there is such a function.
+    const FunctionInfo* function = functions_->Find(args[1]);
+    return function == nullptr ? flags : CommandFlagsForScript(flags, function->flags);
+  }
+  // Redis's evalGetCommandFlags: the cached script's flags, or the shebang of a new EVAL body.
   const bool by_sha = IsEvalSha(spec);
   if (by_sha && args[1].size() != 40) return flags;
   const std::string sha = by_sha ? Lowercase(args[1]) : Sha1Hex(args[1]);
@@ -220,15 +237,80 @@ void Scripting::Eval(CommandContext& context, bool by_sha, bool read_only) {
     return;
   }
   const auto first_arg = static_cast<size_t>(3 + key_count);
-  RunScript(context, sha, script, context.args.subspan(3, static_cast<size_t>(key_count)),
+  RunScript(context, Target{.name = sha, .flags = script.flags()},
+            context.args.subspan(3, static_cast<size_t>(key_count)),
             context.args.subspan(first_arg), read_only);
+}
+
+void Scripting::Fcall(CommandContext& context, bool read_only) {
+  // Redis feeds MONITOR before the function runs, so that its commands show after it.
+  engine_.FeedMonitorsNow(context.client, context.args);
+  const FunctionInfo* function = functions_->Find(context.arg(1));
+  if (function == nullptr) {
+    context.reply.Error("ERR Function not found");
+    return;
+  }
+  int64_t key_count = 0;
+  if (!ParseStrictInt64(context.arg(2), &key_count)) {
+    context.reply.Error("ERR Bad number of keys provided");
+    return;
+  }
+  const auto extra = static_cast<int64_t>(context.argc() - 3);
+  if (key_count > extra) {
+    context.reply.Error("ERR Number of keys can't be greater than number of args");
+    return;
+  }
+  if (key_count < 0) {
+    context.reply.Error("ERR Number of keys can't be negative");
+    return;
+  }
+  const std::string refusal = CheckRun(context.client, function->flags, read_only);
+  if (!refusal.empty()) {
+    context.reply.Error(refusal);
+    return;
+  }
+  const auto first_arg = static_cast<size_t>(3 + key_count);
+  RunScript(context, Target{.name = function->name, .flags = function->flags, .function = function},
+            context.args.subspan(3, static_cast<size_t>(key_count)),
+            context.args.subspan(first_arg), read_only);
+}
+
+void Scripting::FunctionStats(ReplyBuilder& reply) {
+  // Redis's functionStatsCommand: while an EVAL script runs, the answer is EVAL's BUSY.
+  if (run_ != nullptr && !run_->function) {
+    reply.Error(Engine::kBusyEval);
+    return;
+  }
+  reply.MapHeader(2);
+  reply.Bulk("running_script");
+  if (run_ == nullptr) {
+    reply.NullBulk();
+  } else {
+    reply.MapHeader(3);
+    reply.Bulk("name");
+    reply.Bulk(run_->name);
+    reply.Bulk("command");
+    reply.ArrayHeader(run_->command.size());
+    for (std::string_view arg : run_->command) reply.Bulk(arg);
+    reply.Bulk("duration_ms");
+    reply.Integer((engine_.env().clock().MonotonicUs() - run_->start_us) / 1000);
+  }
+  reply.Bulk("engines");
+  reply.MapHeader(1);
+  reply.Bulk("LUA");
+  reply.MapHeader(2);
+  reply.Bulk("libraries_count");
+  reply.Integer(static_cast<int64_t>(functions_->registry().library_count()));
+  reply.Bulk("functions_count");
+  reply.Integer(static_cast<int64_t>(functions_->registry().function_count()));
 }
 
 namespace {
 
 struct RunArgs {
-  std::string_view function;  // the registry name, "f_<sha>"
-  std::string_view name;      // the SHA1, for the error text
+  std::string_view function;             // the registry name, "f_<sha>" (EVAL)
+  const FunctionInfo* library_function;  // or a library's function (FCALL)
+  std::string_view name;                 // the SHA1, for the error text
   std::span<const std::string_view> keys;
   std::span<const std::string_view> args;
   Client* script_client;
@@ -239,15 +321,19 @@ struct RunArgs {
   bool missing = false;  // the interpreter did not know the script
 };
 
-void SetArray(lua_State* state, int globals, const char* name,
-              std::span<const std::string_view> values) {
-  lua_pushstring(state, name);
+void PushArray(lua_State* state, std::span<const std::string_view> values) {
   lua_createtable(state, static_cast<int>(values.size()), 0);
   int index = 1;
   for (std::string_view value : values) {
     lua_pushlstring(state, value.data(), value.size());
     lua_rawseti(state, -2, index++);
   }
+}
+
+void SetArray(lua_State* state, int globals, const char* name,
+              std::span<const std::string_view> values) {
+  lua_pushstring(state, name);
+  PushArray(state, values);
   lua_rawset(state, globals);
 }
 
@@ -256,22 +342,33 @@ void SetArray(lua_State* state, int globals, const char* name,
 int RunProtected(lua_State* state) {
   auto* run = static_cast<RunArgs*>(lua_touserdata(state, 1));
   lua_pop(state, 1);
-  lua_getfield(state, LUA_REGISTRYINDEX, kLuaRealGlobals);
-  SetArray(state, 1, "KEYS", run->keys);
-  SetArray(state, 1, "ARGV", run->args);
-  lua_pop(state, 1);
-  lua_getfield(state, LUA_REGISTRYINDEX, kLuaRealGlobals);
-  lua_getfield(state, -1, "__redis__err__handler");
-  lua_remove(state, -2);
-  lua_pushlstring(state, run->function.data(), run->function.size());
-  lua_rawget(state, LUA_REGISTRYINDEX);
+  int argc = 0;
+  if (run->library_function == nullptr) {
+    lua_getfield(state, LUA_REGISTRYINDEX, kLuaRealGlobals);
+    SetArray(state, 1, "KEYS", run->keys);
+    SetArray(state, 1, "ARGV", run->args);
+    lua_pop(state, 1);
+  }
+  lua_getfield(state, LUA_REGISTRYINDEX, kLuaErrorHandler);
+  if (run->library_function == nullptr) {
+    lua_pushlstring(state, run->function.data(), run->function.size());
+    lua_rawget(state, LUA_REGISTRYINDEX);
+  } else {
+    // A function gets its keys and arguments as its two arguments (Redis's luaCallFunction).
+    PushLibraryFunction(state, run->library_function->library->id(), run->library_function->name);
+  }
   if (lua_isnil(state, -1)) {
     run->missing = true;
     return 0;
   }
+  if (run->library_function != nullptr) {
+    PushArray(state, run->keys);
+    PushArray(state, run->args);
+    argc = 2;
+  }
   // The stack is [handler, function]: the result's conversion starts as Redis's does, two
   // values deep, so that it reaches Lua's stack limit at the same depth.
-  if (lua_pcall(state, 0, 1, 1) != 0) {
+  if (lua_pcall(state, argc, 1, 1) != 0) {
     run->failed = true;
     ScriptErrorText(state, run->name, run->error, &run->counted);
     return 0;
@@ -284,17 +381,22 @@ int RunProtected(lua_State* state) {
 
 }  // namespace
 
-void Scripting::RunScript(CommandContext& context, std::string_view sha, const Script& script,
+void Scripting::RunScript(CommandContext& context, const Target& target,
                           std::span<const std::string_view> keys,
                           std::span<const std::string_view> args, bool read_only) {
   Client& caller = context.client;
   // The writes happen in the commands the script runs: EVAL itself is not propagated.
   context.PreventPropagation();
-  const uint32_t flags = script.flags();
+  const std::string_view sha = target.name;
+  const uint32_t flags = target.flags;
   const bool compat = (flags & kScriptEvalCompat) != 0;
+  LuaVm* vm = target.function == nullptr ? vm_.get() : functions_->vm();
+  KEEL_ASSERT(vm != nullptr);
   Run run;
   run.caller = &caller;
+  run.command = context.args;
   run.name = sha;
+  run.function = target.function != nullptr;
   run.read_only = read_only || (!compat && (flags & kScriptNoWrites));
   run.allow_oom = !compat && (flags & kScriptAllowOom);
   const int64_t maxmemory = engine_.settings().maxmemory;
@@ -305,8 +407,9 @@ void Scripting::RunScript(CommandContext& context, std::string_view sha, const S
   client_.db_index = caller.db_index;
   client_.reply().set_resp(2);
   client_.output().Clear();
-  const std::string function = "f_" + std::string(sha);
+  const std::string function = target.function == nullptr ? "f_" + std::string(sha) : "";
   RunArgs run_args{.function = function,
+                   .library_function = target.function,
                    .name = sha,
                    .keys = keys,
                    .args = args,
@@ -314,14 +417,14 @@ void Scripting::RunScript(CommandContext& context, std::string_view sha, const S
                    .tokens = &tokens_,
                    .error = &error_text_};
   tokens_.clear();
-  lua_State* state = vm_->state();
+  lua_State* state = vm->state();
   const int top = lua_gettop(state);
   run_ = &run;
-  vm_->SetInterruptHook(engine_.settings().busy_reply_threshold_ms > 0);
+  vm->SetInterruptHook(engine_.settings().busy_reply_threshold_ms > 0);
   const int status = lua_cpcall(state, RunProtected, &run_args);
   // Every cached script was compiled into the interpreter that runs it (they go together).
   KEEL_ASSERT(!run_args.missing);
-  vm_->SetInterruptHook(false);
+  vm->SetInterruptHook(false);
   if (run.timed_out) engine_.set_busy(BusyKind::kNone);
   run_ = nullptr;
   client_.output().Clear();
@@ -421,11 +524,11 @@ bool Scripting::Interrupt(int64_t instructions) {
     if (threshold_ms <= 0 || elapsed_ms < threshold_ms) return false;
     engine_.Log(LogLevel::kWarning,
                 "Slow script detected: still in execution after " + Int64ToString(elapsed_ms) +
-                    " milliseconds. You can try killing the script using the SCRIPT KILL "
-                    "command. Script name is: " +
-                    std::string(run_->name) + ".");
+                    " milliseconds. You can try killing the script using the " +
+                    (run_->function ? "FUNCTION KILL" : "SCRIPT KILL") +
+                    " command. Script name is: " + std::string(run_->name) + ".");
     run_->timed_out = true;
-    engine_.set_busy(BusyKind::kEval);
+    engine_.set_busy(run_->function ? BusyKind::kFunction : BusyKind::kEval);
   }
   engine_.ProcessEventsWhileBlocked(*run_->caller);
   if (engine_.shutdown_requested() && !run_->killed) {

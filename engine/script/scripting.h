@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/script/functions.h"
 #include "engine/script/lua_reply.h"
 #include "engine/script/lua_vm.h"
 #include "engine/server/client.h"
@@ -41,19 +42,35 @@ class Scripting final : public EngineExtension, public LuaHost {
   bool Exists(std::string_view sha) const;
   // SCRIPT FLUSH: forgets every script and starts a new interpreter.
   void Flush();
-  // SCRIPT KILL: stops the running script when it has not written, or replies why not.
-  void Kill(ReplyBuilder& reply);
+  // SCRIPT KILL (`eval`) and FUNCTION KILL: stops the running script or function when it has
+  // not written and is of the kind the command kills, or replies why not.
+  void Kill(ReplyBuilder& reply, bool eval);
+
+  // FCALL and FCALL_RO.
+  void Fcall(CommandContext& context, bool read_only);
+  // FUNCTION STATS.
+  void FunctionStats(ReplyBuilder& reply);
+  // The libraries and their interpreter.
+  Functions& functions() { return *functions_; }
 
   // INFO: scripts cached, the bytes of their bodies, and the interpreter's memory.
   size_t script_count() const { return scripts_.size(); }
   size_t cached_scripts() const override { return scripts_.size(); }
   size_t script_bytes() const { return script_bytes_; }
   size_t vm_bytes() const { return vm_ == nullptr ? 0 : vm_->used_bytes(); }
+  size_t function_vm_bytes() const { return functions_->vm_bytes(); }
   bool running() const override { return run_ != nullptr; }
 
   // EngineExtension: EVAL of a script with a shebang is checked with the flags it declares.
   uint32_t CommandFlags(const CommandSpec& spec, std::span<const std::string_view> args,
                         uint32_t flags) override;
+  std::vector<std::string> FunctionLibraryCodes() const override {
+    return functions_->LibraryCodes();
+  }
+  std::string LoadFunctionLibraries(std::span<const std::string> codes, bool replace) override {
+    return functions_->LoadFromFile(codes, replace);
+  }
+  void FlushFunctions() override { functions_->Flush(); }
 
   // LuaHost.
   std::string_view Call(std::span<const std::string_view> args, std::string_view* reply) override;
@@ -90,7 +107,9 @@ class Scripting final : public EngineExtension, public LuaHost {
   // A running script.
   struct Run {
     Client* caller = nullptr;
+    std::span<const std::string_view> command;  // the caller's (FUNCTION STATS shows it)
     std::string_view name;  // what errors and logs call it: the SHA1 of an EVAL script
+    bool function = false;  // FCALL's (else EVAL's)
     bool read_only = false;
     bool allow_oom = false;
     bool oom_at_start = false;  // memory was over maxmemory when it started
@@ -108,14 +127,22 @@ class Scripting final : public EngineExtension, public LuaHost {
   const Script* Find(std::string_view sha) const;
   // The checks before a script with flags runs (Redis's scriptPrepareForRun); "" or the error.
   std::string CheckRun(const Client& caller, uint32_t script_flags, bool read_only) const;
-  // Runs the compiled script `sha` for `context`'s client, with its KEYS and ARGV, and replies.
-  void RunScript(CommandContext& context, std::string_view sha, const Script& script,
+  // What RunScript runs: EVAL's script `name` (its SHA1), or a function.
+  struct Target {
+    std::string_view name;
+    uint32_t flags = 0;
+    const FunctionInfo* function = nullptr;
+  };
+  // Runs `target` for `context`'s client, with its keys and arguments (KEYS and ARGV for a
+  // script, the two arguments of a function), and replies.
+  void RunScript(CommandContext& context, const Target& target,
                  std::span<const std::string_view> keys, std::span<const std::string_view> args,
                  bool read_only);
 
   Engine& engine_;
   Rand48 rand48_;
   std::unique_ptr<LuaVm> vm_;
+  std::unique_ptr<Functions> functions_;
   // The client the scripts' commands run as (Redis's lua client): not in the engine's client
   // table; MONITOR shows it as "lua".
   Client client_;

@@ -101,5 +101,46 @@ TEST_F(ScriptBusyTest, NoThresholdNoBusy) {
   EXPECT_EQ(DecodeAll(net().Receive(other_)), (std::vector<RespValue>{Status("PONG")}));
 }
 
+constexpr std::string_view kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
+// A function past the threshold: BUSY names FUNCTION KILL, FUNCTION STATS shows it, SCRIPT KILL
+// refuses to kill it and FUNCTION KILL does (Redis's scriptKill and functionStatsCommand).
+TEST_F(ScriptBusyTest, FunctionKillStopsAFunctionThatScriptKillWillNot) {
+  ASSERT_EQ(Exchange(other_, Request({"function", "load",
+                                      "#!lua name=spin\nredis.register_function('spin', "
+                                      "function() while true do end end)"})),
+            (std::vector<RespValue>{Bulk("spin")}));
+  net().Send(runner_, Request({"fcall", "spin", "0", "arg"}));
+  net().Send(other_, Request({"ping"}) + Request({"script", "kill"}) +
+                         Request({"function", "stats"}) + Request({"function", "kill"}));
+  Settle();
+  const std::vector<RespValue> runner = DecodeAll(net().Receive(runner_));
+  ASSERT_EQ(runner.size(), 1u);
+  EXPECT_EQ(runner[0].text.rfind("ERR Script killed by user with SCRIPT KILL... script: spin, ", 0),
+            0u)
+      << runner[0].text;
+  const std::vector<RespValue> other = DecodeAll(net().Receive(other_));
+  ASSERT_EQ(other.size(), 4u);
+  EXPECT_EQ(other[0], Err(kBusyFunction));
+  EXPECT_EQ(other[1], Err(kBusyFunction));
+  ASSERT_EQ(other[2].elements.size(), 4u);
+  const RespValue& running = other[2].elements[1];
+  ASSERT_EQ(running.elements.size(), 6u) << "name, command, duration_ms";
+  EXPECT_EQ(running.elements[1], Bulk("spin"));
+  EXPECT_EQ(running.elements[3], Array({Bulk("fcall"), Bulk("spin"), Bulk("0"), Bulk("arg")}));
+  EXPECT_EQ(other[3], Ok());
+  EXPECT_EQ(engine_->busy(), BusyKind::kNone);
+}
+
+TEST_F(ScriptBusyTest, FunctionCommandsRefuseWhileAnEvalScriptRuns) {
+  net().Send(runner_, Request({"eval", "while true do end", "0"}));
+  net().Send(other_, Request({"function", "kill"}) + Request({"function", "stats"}) +
+                         Request({"script", "kill"}));
+  Settle();
+  EXPECT_EQ(DecodeAll(net().Receive(other_)),
+            (std::vector<RespValue>{Err(kBusy), Err(kBusy), Ok()}));
+}
+
 }  // namespace
 }  // namespace keel::testing

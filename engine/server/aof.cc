@@ -193,6 +193,7 @@ Status Aof::ReadManifest() {
 
 Status Aof::LoadFiles() {
   engine_.keyspace().FlushAll();
+  engine_.scripting().FlushFunctions();
   std::vector<const AofFileInfo*> files;
   if (manifest_.base.has_value()) files.push_back(&*manifest_.base);
   for (const AofFileInfo& info : manifest_.incrs) files.push_back(&info);
@@ -204,6 +205,7 @@ Status Aof::LoadFiles() {
     const Status loaded = LoadFile(*files[i], i + 1 == files.size(), &size);
     if (!loaded.ok()) {
       engine_.keyspace().FlushAll();
+      engine_.scripting().FlushFunctions();
       return loaded;
     }
     current_size_ += size;
@@ -239,7 +241,15 @@ Status Aof::LoadFile(const AofFileInfo& info, bool last, uint64_t* size) {
     // server afterwards, as Redis's loading with RDBFLAGS_AOF_PREAMBLE does.
     options.drop_expired_before_ms = INT64_MIN;
     options.replace_duplicates = false;
-    const RdbLoadResult result = LoadRdb(bytes, engine_.keyspace(), options);
+    RdbLoadResult result = LoadRdb(bytes, engine_.keyspace(), options);
+    if (result.ok) {
+      const std::string error =
+          engine_.scripting().LoadFunctionLibraries(result.function_libraries, /*replace=*/false);
+      if (!error.empty()) {
+        result.ok = false;
+        result.error = "Failed loading library, " + error;
+      }
+    }
     if (!result.ok) {
       engine_.Log(LogLevel::kWarning, "Short read or corrupt RDB file (" + result.error + ")");
       engine_.Log(LogLevel::kWarning,
@@ -876,6 +886,11 @@ std::string Aof::BeginRewrite(bool enabling, bool at_startup) {
                                                             engine_.persistence().WriteOptions());
   } else {
     rewrite->command_sink = std::make_unique<AofCommandWriter>();
+    // Redis's rewriteFunctions: the libraries first, as the commands that load them.
+    for (const std::string& code : engine_.scripting().FunctionLibraryCodes()) {
+      const std::string_view args[] = {"FUNCTION", "LOAD", code};
+      rewrite->command_sink->AddCommand(args);
+    }
   }
   rewrite->snapshot = std::make_unique<Snapshot>(engine_.keyspace(), rewrite->sink());
   rewrite_ = std::move(rewrite);

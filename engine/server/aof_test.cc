@@ -268,6 +268,44 @@ TEST_P(AofRewriteTest, RewriteReplacesTheFilesAndKeepsWritesMadeMeanwhile) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, AofRewriteTest, ::testing::Bool());
 
+// The AOF gets FUNCTION LOAD, DELETE and FLUSH as they were sent (Redis propagates them so), a
+// rewrite writes each library as FUNCTION LOAD (command form, Redis's rewriteFunctions) or in its
+// RDB preamble, and a restart loads them back either way.
+TEST_P(AofRewriteTest, FunctionLibrariesReplayAndSurviveARewrite) {
+  const bool rdb = GetParam();
+  ASSERT_EQ(Command({"config", "set", "aof-use-rdb-preamble", rdb ? "yes" : "no"}), Ok());
+  const std::string kept =
+      "#!lua name=kept\nredis.register_function('kf', function() return 'k' end)";
+  const std::string gone =
+      "#!lua name=gone\nredis.register_function('gf', function() return 'g' end)";
+  ASSERT_EQ(Command({"function", "load", kept}), testing::Bulk("kept"));
+  ASSERT_EQ(Command({"function", "load", gone}), testing::Bulk("gone"));
+  ASSERT_EQ(Command({"function", "delete", "gone"}), Ok());
+  const std::string* incr = File("appendonly.aof.1.incr.aof");
+  ASSERT_NE(incr, nullptr);
+  EXPECT_NE(incr->find("$8\r\nfunction\r\n$6\r\ndelete\r\n$4\r\ngone\r\n"), std::string::npos);
+  Restart(/*crash=*/true);
+  EXPECT_EQ(Command({"fcall", "kf", "0"}), testing::Bulk("k"));
+  EXPECT_EQ(Command({"fcall", "gf", "0"}), testing::Err("ERR Function not found"));
+  // The restart took the default configuration back.
+  ASSERT_EQ(Command({"config", "set", "aof-use-rdb-preamble", rdb ? "yes" : "no"}), Ok());
+  ASSERT_EQ(Command({"bgrewriteaof"}),
+            testing::Status("Background append only file rewriting started"));
+  FinishRewrite();
+  const std::string base = rdb ? "appendonly.aof.2.base.rdb" : "appendonly.aof.2.base.aof";
+  const std::string* written = File(base);
+  ASSERT_NE(written, nullptr);
+  if (!rdb) {
+    EXPECT_EQ(written->find("*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n$" +
+                            std::to_string(kept.size()) + "\r\n" + kept + "\r\n"),
+              0u)
+        << "the libraries come first";
+  }
+  Restart(/*crash=*/true);
+  EXPECT_EQ(Command({"fcall", "kf", "0"}), testing::Bulk("k"));
+  EXPECT_EQ(Command({"function", "list"}).elements.size(), 1u);
+}
+
 TEST_F(AofTest, TornTailIsCutWhenAofLoadTruncatedAllowsIt) {
   ASSERT_EQ(Command({"set", "kept", "1"}), Ok());
   const size_t whole = File("appendonly.aof.1.incr.aof")->size();

@@ -131,7 +131,8 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
   }
   script_commands_.assign(registry_.all().size(), false);
   for (const CommandSpec* spec : registry_.all()) {
-    for (std::string_view name : {"eval", "evalsha", "eval_ro", "evalsha_ro"}) {
+    for (std::string_view name :
+         {"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro"}) {
       if (spec->full_name == name) script_commands_[spec->id] = true;
     }
   }

@@ -124,6 +124,13 @@ class EngineExtension {
                                 uint32_t flags) = 0;
   // Scripts kept by SCRIPT LOAD and EVAL (INFO number_of_cached_scripts, MEMORY DOCTOR).
   virtual size_t cached_scripts() const = 0;
+  // The function libraries' codes, for an RDB file or an AOF rewrite.
+  virtual std::vector<std::string> FunctionLibraryCodes() const = 0;
+  // Creates libraries read from a file (no time limit): one whose name exists replaces it when
+  // `replace` (DEBUG RELOAD MERGE), else fails. Returns "" or the error for the log.
+  virtual std::string LoadFunctionLibraries(std::span<const std::string> codes, bool replace) = 0;
+  // Forgets every library (before a file replaces the dataset: DEBUG RELOAD, DEBUG LOADAOF).
+  virtual void FlushFunctions() = 0;
 };
 
 class Engine;

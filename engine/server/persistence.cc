@@ -88,6 +88,7 @@ RdbWriteOptions Persistence::WriteOptions() const {
   options.ctime_s = engine_.wall_ms() / 1000;
   options.used_memory_bytes = engine_.memory().used_bytes_total();
   options.redis_version = kRedisCompatibleVersion;
+  options.function_libraries = engine_.scripting().FunctionLibraryCodes();
   return options;
 }
 
@@ -132,12 +133,26 @@ Status Persistence::ReadFile(std::string* bytes) {
   return ReadWholeFile(engine_.env().files(), PathOf(engine_.settings().dbfilename), bytes);
 }
 
-bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result) {
+bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result,
+                            bool replace_functions) {
   Keyspace& keyspace = engine_.keyspace();
   RdbLoadOptions options = LoadOptions();
   options.replace_duplicates = merge;
-  if (!merge) keyspace.FlushAll();
+  if (!merge) {
+    keyspace.FlushAll();
+    // Redis's emptyData: a file that replaces the dataset replaces the functions too.
+    engine_.scripting().FlushFunctions();
+  }
   *result = LoadRdb(bytes, keyspace, options);
+  if (result->ok) {
+    const std::string error =
+        engine_.scripting().LoadFunctionLibraries(result->function_libraries, replace_functions);
+    if (!error.empty()) {
+      keyspace.FlushAll();
+      result->ok = false;
+      result->error = "Failed loading library, " + error;
+    }
+  }
   if (!result->ok) {
     engine_.Log(LogLevel::kWarning, "Short read or corrupt RDB file (" + result->error + ")");
     return false;

@@ -73,9 +73,13 @@ class Persistence {
 
   // DEBUG RELOAD's first half: the keyspace serialised as an RDB file in memory.
   std::string SerialiseKeyspace();
-  // Loads `bytes` (a whole RDB file) into the keyspace, replacing it unless `merge` (then
-  // duplicated keys replace the existing ones, as with DEBUG RELOAD MERGE). False after logging.
-  bool LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result);
+  // Loads `bytes` (a whole RDB file) into the keyspace, replacing it (and the function
+  // libraries) unless `merge` (then duplicated keys replace the existing ones, as with DEBUG
+  // RELOAD NOFLUSH). A library whose name exists replaces it only when `replace_functions`
+  // (DEBUG RELOAD MERGE, Redis's RDBFLAGS_ALLOW_DUP); else it fails the load, as in Redis. False
+  // after logging; the keyspace is then empty (a file never loads half).
+  bool LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result,
+                 bool replace_functions = false);
   // Reads the whole file `dbfilename` into `*bytes`.
   Status ReadFile(std::string* bytes);
 

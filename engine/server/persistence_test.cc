@@ -19,6 +19,10 @@ using testing::Ok;
 using testing::Request;
 using testing::Status;
 
+constexpr std::string_view kFunctionLibrary =
+    "#!lua name=plib\nredis.register_function{function_name='pf', flags={'no-writes'}, "
+    "callback=function(keys) return redis.call('get', keys[1]) end}";
+
 class PersistenceTest : public testing::ServerTest {
  protected:
   explicit PersistenceTest(uint64_t seed = 1) : ServerTest(seed) {}
@@ -276,6 +280,33 @@ TEST_F(PersistenceTest, DebugReloadKeepsTheDataset) {
   EXPECT_EQ(Command({"get", "extra"}), testing::Bulk("1"));
   EXPECT_EQ(Command({"debug", "reload", "bogus"}),
             testing::Err("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options."));
+}
+
+// Function libraries are saved in the RDB file (RDB_OPCODE_FUNCTION2 before the keys) and a file
+// that replaces the dataset replaces them (Redis's emptyData), as redis-server 7.0.15 does.
+TEST_F(PersistenceTest, FunctionLibrariesAreSavedAndReloaded) {
+  ASSERT_EQ(Command({"function", "load", kFunctionLibrary}), testing::Bulk("plib"));
+  ASSERT_EQ(Command({"set", "k", "v"}), Ok());
+  EXPECT_EQ(Command({"debug", "reload"}), Ok());
+  EXPECT_EQ(Command({"fcall", "pf", "1", "k"}), testing::Bulk("v"));
+  // NOFLUSH without MERGE refuses a library whose name exists (as redis-server 7.0.15); with
+  // MERGE the file's replaces it, and the others stay.
+  ASSERT_EQ(Command({"function", "load",
+                     "#!lua name=second\nredis.register_function('second', function() return 2 "
+                     "end)"}),
+            testing::Bulk("second"));
+  EXPECT_EQ(Command({"debug", "reload", "noflush", "nosave"}),
+            testing::Err("ERR Error trying to load the RDB dump"));
+  EXPECT_EQ(Command({"fcall", "second", "0"}), testing::Int(2)) << "NOFLUSH flushed nothing";
+  EXPECT_EQ(Command({"debug", "reload", "noflush", "merge", "nosave"}), Ok());
+  EXPECT_EQ(Command({"fcall", "second", "0"}), testing::Int(2));
+  EXPECT_EQ(Command({"debug", "reload", "nosave"}), Ok());
+  EXPECT_EQ(Command({"fcall", "second", "0"}), testing::Err("ERR Function not found"));
+  // A restart loads them from the file.
+  ASSERT_EQ(Command({"save"}), Ok());
+  Restart(/*crash=*/true);
+  EXPECT_EQ(Command({"fcall", "pf", "1", "k"}), testing::Bulk("v"));
+  EXPECT_EQ(Command({"function", "stats"}).elements.size(), 4u);
 }
 
 // Redis 7.0 keeps a sorted-set score of -0 only in a skiplist: a small set reloaded from the RDB

@@ -1,5 +1,5 @@
 """Random arguments for the scripting commands (Redis group "scripting"): EVAL, EVALSHA, EVAL_RO,
-EVALSHA_RO and SCRIPT.
+EVALSHA_RO and SCRIPT; FCALL, FCALL_RO and FUNCTION.
 
 A random script runs one of the data commands below through redis.call or redis.pcall (with the
 arguments that command's own generator draws, passed as ARGV so that any bytes survive), in
@@ -128,6 +128,76 @@ def script_help(gen):
     return gen.name("script|help") + ([b"x"] if gen.chance(0.1) else [])
 
 
+# Functions: a few libraries (and broken codes) that FUNCTION LOAD draws from, whose functions
+# FCALL calls with the keys and arguments drawn; the libraries come and go with DELETE, FLUSH and
+# RESTORE, so every reply (a function found or not, a library existing or not) is deterministic.
+_LIBRARIES = [
+    b"#!lua name=glib\nredis.register_function('gget', function(keys) "
+    b"return redis.call('get', keys[1]) end)\n"
+    b"redis.register_function{function_name='gset', flags={'allow-oom'}, description='sets', "
+    b"callback=function(keys, args) return redis.call('set', keys[1], args[1]) end}",
+    b"#!lua name=rlib\nredis.register_function{function_name='rexists', flags={'no-writes'}, "
+    b"callback=function(keys) return redis.call('exists', unpack(keys)) end}",
+    b"#!lua name=elib\nredis.register_function('eargs', function(keys, args) "
+    b"return {keys, args, #keys, #args} end)\n"
+    b"redis.register_function('eerr', function() return redis.call('nosuchcommand') end)",
+    b"#!lua name=RLIB\nredis.register_function('RLIB_F', function() return 'upper' end)",
+    b"#!lua name=clash\nredis.register_function('GGET', function() return 'clash' end)",
+]
+_BROKEN_LIBRARIES = [b"#!lua name=bad\nreturn 1", b"#!lua name=bad\nreturn redis.call('ping')",
+                     b"#!lua\nreturn 1", b"no shebang", b"#!lua name=bad\nsyntax (",
+                     b"#!lua name=bad\nredis.register_function('x', 1)"]
+_FUNCTIONS = [b"gget", b"gset", b"rexists", b"eargs", b"eerr", b"RLIB_F", b"GGET", b"nosuch"]
+_LIBRARY_NAMES = [b"glib", b"rlib", b"elib", b"RLIB", b"clash", b"nosuch"]
+# FUNCTION DUMP of library rlib alone (redis-server 7.0.15's bytes, RDB version 10).
+_RLIB_PAYLOAD = bytes.fromhex(
+    "f5c34086409c1f23216c7561206e616d653d726c69620a72656469732e72656769737465725f6607756e"
+    "6374696f6e7bc008005f602a032772657820201f73272c20666c6167733d7b276e6f2d77726974657327"
+    "7d2c2063616c6c626163016b3dc0360c286b657973292072657475726e200640644024012827e0004802"
+    "756e7020318028052920656e647d0a00989229a8af5764a1")
+
+
+def _fcall(name):
+    def generate(gen):
+        keys = gen.keys(0, 2)
+        args = [gen.value() for _ in range(gen.rng.randint(0, 2))]
+        numkeys = b"%d" % len(keys) if gen.chance(0.95) else gen.pick([b"-1", b"x", b"99"])
+        return [gen.token(name), gen.pick(_FUNCTIONS), numkeys] + keys + args
+    return generate
+
+
+def function_load(gen):
+    code = gen.pick(_LIBRARIES) if gen.chance(0.8) else gen.pick(_BROKEN_LIBRARIES)
+    return gen.name("function|load") + ([gen.token("replace")] if gen.chance(0.4) else []) + [code]
+
+
+def function_delete(gen):
+    return gen.name("function|delete") + [gen.pick(_LIBRARY_NAMES)]
+
+
+def function_flush(gen):
+    return gen.name("function|flush") + gen.subset([gen.token("async"), gen.token("sync")], 1)
+
+
+def function_list(gen):
+    args = []
+    if gen.chance(0.4):
+        args += [gen.token("libraryname"), gen.pick([b"*", b"r*", b"?lib", b"nosuch", b"GLIB"])]
+    if gen.chance(0.4):
+        args.append(gen.token("withcode"))
+    return gen.name("function|list") + args
+
+
+def function_restore(gen):
+    payload = _RLIB_PAYLOAD if gen.chance(0.9) else gen.pick([b"", b"x" * 12, _RLIB_PAYLOAD[:-1]])
+    policy = gen.subset([gen.token("append"), gen.token("replace"), gen.token("flush")], 1)
+    return gen.name("function|restore") + [payload] + policy
+
+
+def _bare(name):
+    return lambda gen: gen.name(name) + ([b"x"] if gen.chance(0.05) else [])
+
+
 GENERATORS = {
     "eval": (6, _eval("eval")),
     "eval_ro": (2, _eval("eval_ro")),
@@ -138,4 +208,15 @@ GENERATORS = {
     "script|flush": (0.1, script_flush),
     "script|kill": (0.2, script_kill),
     "script|help": (0.1, script_help),
+    "fcall": (3, _fcall("fcall")),
+    "fcall_ro": (1, _fcall("fcall_ro")),
+    "function|load": (2, function_load),
+    "function|delete": (0.5, function_delete),
+    "function|flush": (0.1, function_flush),
+    "function|list": (0.5, function_list),
+    "function|dump": (0.3, _bare("function|dump")),
+    "function|restore": (0.3, function_restore),
+    "function|stats": (0.3, _bare("function|stats")),
+    "function|kill": (0.1, _bare("function|kill")),
+    "function|help": (0.05, _bare("function|help")),
 }
