@@ -69,11 +69,20 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", help="run only these mutations")
     parser.add_argument("--workdir", default=os.path.join(ROOT, "build", "mutations"))
+    parser.add_argument("--share", type=int, default=1,
+                        help="run one of N shares of the mutations, the day's (CI: 2, so that "
+                             "every mutation runs every other day within CI's time); "
+                             "KEEL_MUTATION_ROTATION overrides the day number")
     parser.add_argument("--check-snippets", action="store_true",
                         help="only check that every snippet occurs once in the sources (ctest)")
     args = parser.parse_args()
 
     mutations = [m for m in MUTATIONS if not args.only or m["name"] in args.only]
+    if args.share > 1 and not args.check_snippets:
+        day = int(os.environ.get("KEEL_MUTATION_ROTATION", int(time.time() // 86400)))
+        mutations = [m for index, m in enumerate(mutations) if index % args.share == day % args.share]
+        print(f"share {day % args.share + 1} of {args.share}: {len(mutations)} mutations "
+              f"(the others run on the other days; without --share, all)", flush=True)
     if args.check_snippets:
         stale = [m for m in mutations
                  if open(os.path.join(ROOT, m["file"])).read().count(m["find"]) != 1]
