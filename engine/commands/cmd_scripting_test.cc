@@ -185,6 +185,26 @@ TEST_F(ScriptingTest, BitTohexTakesTheSmallestCount) {
   EXPECT_EQ(Run({"eval", "return bit.tohex(1, 20)", "0"}), Bulk("00000001"));
 }
 
+TEST_F(ScriptingTest, TheStringAndGlobalsMetatablesAreReadOnly) {
+  // A script could otherwise change how strings behave for every script after it.
+  for (std::string_view script :
+       {"getmetatable('').__index = function() return 1 end",
+        "rawset(getmetatable(''), '__index', function() return 1 end)",
+        "setmetatable(getmetatable(''), {})", "getmetatable(_G).__index = {}",
+        "rawset(getmetatable(_G), '__index', {})"}) {
+    const RespValue reply = Run({"eval", script, "0"});
+    ASSERT_EQ(reply.type, RespType::kError) << script;
+    EXPECT_NE(reply.text.find("Attempt to modify a readonly table"), std::string::npos)
+        << reply.text;
+  }
+  EXPECT_EQ(Run({"eval", "return ('abc'):upper()", "0"}), Bulk("ABC"));
+  EXPECT_EQ(Run({"eval", "return getmetatable('').__index == string", "0"}), Int(1));
+  EXPECT_EQ(Run({"eval", "return getmetatable(nil)", "0"}), NilBulk());
+  EXPECT_EQ(Run({"eval", "return nosuch", "0"}),
+            Err("ERR user_script:1: Script attempted to access nonexistent global variable "
+                "'nosuch' script: 100e7d6e08587ed416717dc6d703eca312809a20, on @user_script:1."));
+}
+
 TEST_F(ScriptingTest, ScriptKillWithoutAScript) {
   EXPECT_EQ(Run({"script", "kill"}), Err("NOTBUSY No scripts in execution right now."));
 }

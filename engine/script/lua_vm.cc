@@ -508,7 +508,15 @@ int SafeGetmetatable(lua_State* state) {
     lua_pushnil(state);
     return 1;
   }
-  luaL_getmetafield(state, 1, "__metatable");
+  if (luaL_getmetafield(state, 1, "__metatable")) return 1;
+  // The strings' metatable is shared by every script: they see a read-only proxy of it (Redis's
+  // luaSetTableProtectionForBasicTypes makes it read-only).
+  lua_getfield(state, LUA_REGISTRYINDEX, "keel_string_meta");
+  if (lua_rawequal(state, -1, -2)) {
+    lua_getfield(state, LUA_REGISTRYINDEX, "keel_string_meta_proxy");
+    return 1;
+  }
+  lua_pop(state, 1);
   return 1;
 }
 
@@ -555,6 +563,21 @@ void LoadLibrary(lua_State* state, const char* name, lua_CFunction open) {
   lua_pushcfunction(state, open);
   lua_pushstring(state, name);
   lua_call(state, 1, 0);
+}
+
+// Pushes a read-only proxy of the table at `real` (absolute index) and records the pair in the
+// proxy map at `proxies`, so that rawset and setmetatable refuse it too.
+void PushReadonlyProxy(lua_State* state, int proxies, int real) {
+  lua_newtable(state);  // the proxy
+  lua_newtable(state);  // its metatable
+  lua_pushvalue(state, real);
+  lua_setfield(state, -2, "__index");
+  lua_pushcfunction(state, ReadonlyNewindex);
+  lua_setfield(state, -2, "__newindex");
+  lua_setmetatable(state, -2);
+  lua_pushvalue(state, -1);
+  lua_pushvalue(state, real);
+  lua_rawset(state, proxies);
 }
 
 // The functions' load-time globals (Redis's LIBRARY_API): only `redis`, with register_function,
@@ -748,6 +771,13 @@ int LuaVm::Init(lua_State* state) {
   lua_getmetatable(state, -1);
   lua_getfield(state, globals, "string");
   lua_setfield(state, -2, "__index");
+  // getmetatable('') gives a read-only proxy of it (SafeGetmetatable), so that no script can
+  // change how strings behave for the scripts after it.
+  const int string_meta = lua_gettop(state);
+  lua_pushvalue(state, string_meta);
+  lua_setfield(state, LUA_REGISTRYINDEX, "keel_string_meta");
+  PushReadonlyProxy(state, proxies, string_meta);
+  lua_setfield(state, LUA_REGISTRYINDEX, "keel_string_meta_proxy");
   lua_pop(state, 2);
 
   // The functions that would see past a proxy.
@@ -785,7 +815,9 @@ int LuaVm::Init(lua_State* state) {
   lua_newtable(state);
   lua_pushcfunction(state, MissingGlobal);
   lua_setfield(state, -2, "__index");
-  lua_pushvalue(state, -1);
+  // getmetatable(_G) shows it through a read-only proxy: a script that replaced its __index
+  // would turn the missing-global error off for every script after it.
+  PushReadonlyProxy(state, proxies, lua_gettop(state));
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_globals_shown_meta");
   lua_setmetatable(state, globals);
   lua_newtable(state);
