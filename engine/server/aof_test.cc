@@ -287,6 +287,8 @@ TEST_P(AofRewriteTest, FunctionLibrariesReplayAndSurviveARewrite) {
   Restart(/*crash=*/true);
   EXPECT_EQ(Command({"fcall", "kf", "0"}), testing::Bulk("k"));
   EXPECT_EQ(Command({"fcall", "gf", "0"}), testing::Err("ERR Function not found"));
+  // The restart took the default configuration back.
+  ASSERT_EQ(Command({"config", "set", "aof-use-rdb-preamble", rdb ? "yes" : "no"}), Ok());
   ASSERT_EQ(Command({"bgrewriteaof"}),
             testing::Status("Background append only file rewriting started"));
   FinishRewrite();
