@@ -205,6 +205,35 @@ TEST_F(ScriptingTest, TheStringAndGlobalsMetatablesAreReadOnly) {
                 "'nosuch' script: 100e7d6e08587ed416717dc6d703eca312809a20, on @user_script:1."));
 }
 
+TEST_F(ScriptingTest, BytecodeIsNeverLoaded) {
+  // Precompiled chunks escape any sandbox; Redis's Lua only parses text. Texts as redis-server
+  // 7.0.15 gives them.
+  EXPECT_EQ(Run({"eval",
+                 "local f, e = loadstring(string.dump(function() return 1 end), 'named') "
+                 "return {type(f), e}",
+                 "0"}),
+            Array({Bulk("nil"), Bulk("[string \"named\"]:1: unexpected symbol near 'char(27)'")}));
+  EXPECT_EQ(Run({"eval",
+                 "local s = string.dump(function() return 1 end) local i = 0 "
+                 "local f, e = load(function() i = i + 1 if i == 1 then return s end end) "
+                 "return {type(f), e}",
+                 "0"}),
+            Array({Bulk("nil"), Bulk("(load):1: unexpected symbol near 'char(27)'")}));
+  EXPECT_EQ(Run({"eval", "\x1bLuaQ", "0"}),
+            Err("ERR Error compiling script (new function): user_script:1: unexpected symbol near "
+                "'char(27)'"));
+  EXPECT_EQ(Run({"function", "load", "#!lua name=x\n\x1bLuaQ"}),
+            Err("ERR Error compiling function: user_function:2: unexpected symbol near "
+                "'char(27)'"));
+  // Text still loads, from a string or a reader.
+  EXPECT_EQ(Run({"eval", "return loadstring('return 8')()", "0"}), Int(8));
+  EXPECT_EQ(Run({"eval",
+                 "local parts = {'return ', '4', '2'} local i = 0 "
+                 "return load(function() i = i + 1 return parts[i] end)()",
+                 "0"}),
+            Int(42));
+}
+
 TEST_F(ScriptingTest, ScriptKillWithoutAScript) {
   EXPECT_EQ(Run({"script", "kill"}), Err("NOTBUSY No scripts in execution right now."));
 }
