@@ -234,6 +234,20 @@ TEST_F(ScriptingTest, BytecodeIsNeverLoaded) {
             Int(42));
 }
 
+TEST_F(ScriptingTest, DebugCanLetNoscriptCommandsIntoScripts) {
+  const std::string_view script = "return redis.pcall('debug', 'protocol', 'true')";
+  EXPECT_EQ(Run({"eval", script, "0"}), Err("ERR This Redis command is not allowed from script"));
+  ASSERT_EQ(Run({"debug", "set-disable-deny-scripts", "1"}), Ok());
+  EXPECT_EQ(Run({"eval", script, "0"}), Int(1));
+  // Never a script or a transaction inside a script.
+  EXPECT_EQ(Run({"eval", "return redis.pcall('eval', 'return 1', '0')", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
+  EXPECT_EQ(Run({"eval", "return redis.pcall('multi')", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
+  ASSERT_EQ(Run({"debug", "set-disable-deny-scripts", "0"}), Ok());
+  EXPECT_EQ(Run({"eval", script, "0"}), Err("ERR This Redis command is not allowed from script"));
+}
+
 TEST_F(ScriptingTest, ScriptKillWithoutAScript) {
   EXPECT_EQ(Run({"script", "kill"}), Err("NOTBUSY No scripts in execution right now."));
 }
