@@ -280,6 +280,11 @@ void DebugSetSkipChecksumValidation(CommandContext& context) {
   context.reply.Ok();
 }
 
+void DebugSetDisableDenyScripts(CommandContext& context) {
+  context.server().set_scripts_run_noscript_commands(CAtoi(context.arg(2)) != 0);
+  context.reply.Ok();
+}
+
 void DebugSleep(CommandContext& context) {
   // Seconds as strtod reads them ("abc" is 0, "0.5" half a second). Redis converts them to a
   // long long of microseconds; what is not a positive number in range sleeps not at all, as
@@ -490,6 +495,8 @@ const DebugSubcommand kSubcommands[] = {
      DebugSetSkipChecksumValidation,
      {"SET-SKIP-CHECKSUM-VALIDATION <0|1>",
       "    Enables or disables checksum checks for RDB files and RESTORE's payload."}},
+    // Not in Redis's DEBUG HELP either.
+    {"set-disable-deny-scripts", 3, 3, DebugSetDisableDenyScripts, {}},
     {"sleep",
      3,
      3,

@@ -185,6 +185,69 @@ TEST_F(ScriptingTest, BitTohexTakesTheSmallestCount) {
   EXPECT_EQ(Run({"eval", "return bit.tohex(1, 20)", "0"}), Bulk("00000001"));
 }
 
+TEST_F(ScriptingTest, TheStringAndGlobalsMetatablesAreReadOnly) {
+  // A script could otherwise change how strings behave for every script after it.
+  for (std::string_view script :
+       {"getmetatable('').__index = function() return 1 end",
+        "rawset(getmetatable(''), '__index', function() return 1 end)",
+        "setmetatable(getmetatable(''), {})", "getmetatable(_G).__index = {}",
+        "rawset(getmetatable(_G), '__index', {})"}) {
+    const RespValue reply = Run({"eval", script, "0"});
+    ASSERT_EQ(reply.type, RespType::kError) << script;
+    EXPECT_NE(reply.text.find("Attempt to modify a readonly table"), std::string::npos)
+        << reply.text;
+  }
+  EXPECT_EQ(Run({"eval", "return ('abc'):upper()", "0"}), Bulk("ABC"));
+  EXPECT_EQ(Run({"eval", "return getmetatable('').__index == string", "0"}), Int(1));
+  EXPECT_EQ(Run({"eval", "return getmetatable(nil)", "0"}), NilBulk());
+  EXPECT_EQ(Run({"eval", "return nosuch", "0"}),
+            Err("ERR user_script:1: Script attempted to access nonexistent global variable "
+                "'nosuch' script: 100e7d6e08587ed416717dc6d703eca312809a20, on @user_script:1."));
+}
+
+TEST_F(ScriptingTest, BytecodeIsNeverLoaded) {
+  // Precompiled chunks escape any sandbox; Redis's Lua only parses text. Texts as redis-server
+  // 7.0.15 gives them.
+  EXPECT_EQ(Run({"eval",
+                 "local f, e = loadstring(string.dump(function() return 1 end), 'named') "
+                 "return {type(f), e}",
+                 "0"}),
+            Array({Bulk("nil"), Bulk("[string \"named\"]:1: unexpected symbol near 'char(27)'")}));
+  EXPECT_EQ(Run({"eval",
+                 "local s = string.dump(function() return 1 end) local i = 0 "
+                 "local f, e = load(function() i = i + 1 if i == 1 then return s end end) "
+                 "return {type(f), e}",
+                 "0"}),
+            Array({Bulk("nil"), Bulk("(load):1: unexpected symbol near 'char(27)'")}));
+  EXPECT_EQ(Run({"eval", "\x1bLuaQ", "0"}),
+            Err("ERR Error compiling script (new function): user_script:1: unexpected symbol near "
+                "'char(27)'"));
+  EXPECT_EQ(Run({"function", "load", "#!lua name=x\n\x1bLuaQ"}),
+            Err("ERR Error compiling function: user_function:2: unexpected symbol near "
+                "'char(27)'"));
+  // Text still loads, from a string or a reader.
+  EXPECT_EQ(Run({"eval", "return loadstring('return 8')()", "0"}), Int(8));
+  EXPECT_EQ(Run({"eval",
+                 "local parts = {'return ', '4', '2'} local i = 0 "
+                 "return load(function() i = i + 1 return parts[i] end)()",
+                 "0"}),
+            Int(42));
+}
+
+TEST_F(ScriptingTest, DebugCanLetNoscriptCommandsIntoScripts) {
+  const std::string_view script = "return redis.pcall('debug', 'protocol', 'true')";
+  EXPECT_EQ(Run({"eval", script, "0"}), Err("ERR This Redis command is not allowed from script"));
+  ASSERT_EQ(Run({"debug", "set-disable-deny-scripts", "1"}), Ok());
+  EXPECT_EQ(Run({"eval", script, "0"}), Int(1));
+  // Never a script or a transaction inside a script.
+  EXPECT_EQ(Run({"eval", "return redis.pcall('eval', 'return 1', '0')", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
+  EXPECT_EQ(Run({"eval", "return redis.pcall('multi')", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
+  ASSERT_EQ(Run({"debug", "set-disable-deny-scripts", "0"}), Ok());
+  EXPECT_EQ(Run({"eval", script, "0"}), Err("ERR This Redis command is not allowed from script"));
+}
+
 TEST_F(ScriptingTest, ScriptKillWithoutAScript) {
   EXPECT_EQ(Run({"script", "kill"}), Err("NOTBUSY No scripts in execution right now."));
 }

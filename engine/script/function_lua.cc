@@ -30,6 +30,13 @@ LoadContext* LoadContextOf(lua_State* state) {
   return load;
 }
 
+// Libraries are keyed by their id as a Lua number: exact up to 2^53, where an int key would
+// wrap after 2^31 FUNCTION LOADs (failed ones take an id too).
+void PushLibraryKey(lua_State* state, uint64_t id) {
+  KEEL_ASSERT(id < (1ull << 53));
+  lua_pushnumber(state, static_cast<lua_Number>(id));
+}
+
 int Raise(lua_State* state, std::string_view message) {
   PushRedisErrorTable(state, message);
   return lua_error(state);
@@ -208,7 +215,8 @@ int RegisterFunction(lua_State* state) {
   }
   // The callback joins its library's table (a memory error here fails the whole load).
   lua_getfield(state, LUA_REGISTRYINDEX, kLuaLibraryFunctions);
-  lua_rawgeti(state, -1, static_cast<int>(load->library->id()));
+  PushLibraryKey(state, load->library->id());
+  lua_rawget(state, -2);
   lua_pushvalue(state, 2);
   lua_pushvalue(state, 4);
   lua_rawset(state, -3);
@@ -225,10 +233,10 @@ struct LoadArgs {
 int LoadProtected(lua_State* state) {
   auto* args = static_cast<LoadArgs*>(lua_touserdata(state, 1));
   lua_settop(state, 0);
-  const auto id = static_cast<int>(args->load->library->id());
   lua_getfield(state, LUA_REGISTRYINDEX, kLuaLibraryFunctions);
+  PushLibraryKey(state, args->load->library->id());
   lua_newtable(state);
-  lua_rawseti(state, -2, id);
+  lua_rawset(state, -3);
   lua_pop(state, 1);
   lua_pushlightuserdata(state, args->load);
   lua_setfield(state, LUA_REGISTRYINDEX, kLuaLoadContext);
@@ -294,12 +302,14 @@ void ForgetLibraryFunctions(LuaVm& vm, uint64_t id) {
   // never got a table has nothing to forget.
   lua_getfield(state, LUA_REGISTRYINDEX, kLuaLibraryFunctions);
   KEEL_ASSERT(lua_istable(state, -1));
-  lua_rawgeti(state, -1, static_cast<int>(id));
+  PushLibraryKey(state, id);
+  lua_rawget(state, -2);
   const bool present = !lua_isnil(state, -1);
   lua_pop(state, 1);
   if (present) {
+    PushLibraryKey(state, id);
     lua_pushnil(state);
-    lua_rawseti(state, -2, static_cast<int>(id));
+    lua_rawset(state, -3);
   }
   lua_settop(state, top);
 }
@@ -307,7 +317,8 @@ void ForgetLibraryFunctions(LuaVm& vm, uint64_t id) {
 void PushLibraryFunction(lua_State* state, uint64_t id, std::string_view name) {
   lua_getfield(state, LUA_REGISTRYINDEX, kLuaLibraryFunctions);
   if (!lua_istable(state, -1)) return;  // nil stays
-  lua_rawgeti(state, -1, static_cast<int>(id));
+  PushLibraryKey(state, id);
+  lua_rawget(state, -2);
   lua_remove(state, -2);
   if (!lua_istable(state, -1)) return;
   lua_pushlstring(state, name.data(), name.size());

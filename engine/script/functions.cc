@@ -63,7 +63,6 @@ std::string Functions::Create(std::string_view code, bool replace, int64_t timeo
   auto library =
       std::make_unique<FunctionLibrary>(next_library_id_++, metadata.name, std::string(code),
                                         [vm](uint64_t id) { ForgetLibraryFunctions(*vm, id); });
-  KEEL_ASSERT(library->id() < (1ull << 31));  // the interpreter indexes libraries by int
   error = LoadLibraryCode(*vm_, *library, code.substr(metadata.shebang_bytes), clock_, timeout_ms);
   if (error.empty() && library->functions().empty()) error = "No functions registered";
   if (error.empty()) {

@@ -332,6 +332,76 @@ int Pcall(lua_State* state) {
   return lua_gettop(state);
 }
 
+// --- Text chunks only ---------------------------------------------------------------------------
+//
+// Debian's liblua5.1 loads precompiled bytecode when a chunk starts with ESC (LUA_SIGNATURE), and
+// crafted bytecode escapes any sandbox. Redis's bundled Lua always runs the text parser, which
+// stops at the ESC: "<chunk>:1: unexpected symbol near 'char(27)'". A chunk starting with ESC is
+// therefore parsed behind one space, which gives that very error (the space is no token and no
+// new line) without ever reaching the bytecode loader.
+int LoadText(lua_State* state, const char* text, size_t length, const char* chunk_name) {
+  if (length > 0 && text[0] == LUA_SIGNATURE[0]) {
+    return luaL_loadbuffer(state, " \x1b", 2, chunk_name);
+  }
+  return luaL_loadbuffer(state, text, length, chunk_name);
+}
+
+// loadstring(s [, chunkname]), through LoadText.
+int LoadString(lua_State* state) {
+  size_t length = 0;
+  const char* text = luaL_checklstring(state, 1, &length);
+  const char* chunk_name = luaL_optstring(state, 2, text);
+  if (LoadText(state, text, length, chunk_name) == 0) return 1;
+  lua_pushnil(state);
+  lua_insert(state, -2);
+  return 2;
+}
+
+// load(reader [, chunkname]): Lua's own load over a reader that hands on the function's pieces
+// (in the reserved slot 3, as Lua's generic_reader) and puts a space before a first piece that
+// starts with ESC, for the reason LoadText gives. Errors raised in the reader go through the
+// running script's error handler, as in Redis.
+struct ReaderState {
+  bool first = true;
+  bool held = false;  // the piece in slot 3 is still to be handed on, after the space
+};
+
+const char* ReadPiece(lua_State* state, void* data, size_t* size) {
+  auto* reader = static_cast<ReaderState*>(data);
+  if (reader->held) {
+    reader->held = false;
+    return lua_tolstring(state, 3, size);
+  }
+  luaL_checkstack(state, 2, "too many nested functions");
+  lua_pushvalue(state, 1);
+  lua_call(state, 0, 1);
+  if (lua_isnil(state, -1)) {
+    *size = 0;
+    return nullptr;
+  }
+  if (!lua_isstring(state, -1)) luaL_error(state, "reader function must return a string");
+  lua_replace(state, 3);
+  const char* piece = lua_tolstring(state, 3, size);
+  if (reader->first && *size > 0 && piece[0] == LUA_SIGNATURE[0]) {
+    reader->held = true;
+    *size = 1;
+    piece = " ";
+  }
+  reader->first = false;
+  return piece;
+}
+
+int LoadFromReader(lua_State* state) {
+  luaL_checktype(state, 1, LUA_TFUNCTION);
+  const char* chunk_name = luaL_optstring(state, 2, "=(load)");
+  lua_settop(state, 3);
+  ReaderState reader;
+  if (lua_load(state, ReadPiece, &reader, chunk_name) == 0) return 1;
+  lua_pushnil(state);
+  lua_insert(state, -2);
+  return 2;
+}
+
 // --- unpack with the range check of Redis's bundled Lua ---------------------------------------
 //
 // Debian's liblua5.1 computes the number of results of unpack(t, i, j) in a signed int, so that
@@ -508,7 +578,15 @@ int SafeGetmetatable(lua_State* state) {
     lua_pushnil(state);
     return 1;
   }
-  luaL_getmetafield(state, 1, "__metatable");
+  if (luaL_getmetafield(state, 1, "__metatable")) return 1;
+  // The strings' metatable is shared by every script: they see a read-only proxy of it (Redis's
+  // luaSetTableProtectionForBasicTypes makes it read-only).
+  lua_getfield(state, LUA_REGISTRYINDEX, "keel_string_meta");
+  if (lua_rawequal(state, -1, -2)) {
+    lua_getfield(state, LUA_REGISTRYINDEX, "keel_string_meta_proxy");
+    return 1;
+  }
+  lua_pop(state, 1);
   return 1;
 }
 
@@ -555,6 +633,21 @@ void LoadLibrary(lua_State* state, const char* name, lua_CFunction open) {
   lua_pushcfunction(state, open);
   lua_pushstring(state, name);
   lua_call(state, 1, 0);
+}
+
+// Pushes a read-only proxy of the table at `real` (absolute index) and records the pair in the
+// proxy map at `proxies`, so that rawset and setmetatable refuse it too.
+void PushReadonlyProxy(lua_State* state, int proxies, int real) {
+  lua_newtable(state);  // the proxy
+  lua_newtable(state);  // its metatable
+  lua_pushvalue(state, real);
+  lua_setfield(state, -2, "__index");
+  lua_pushcfunction(state, ReadonlyNewindex);
+  lua_setfield(state, -2, "__newindex");
+  lua_setmetatable(state, -2);
+  lua_pushvalue(state, -1);
+  lua_pushvalue(state, real);
+  lua_rawset(state, proxies);
 }
 
 // The functions' load-time globals (Redis's LIBRARY_API): only `redis`, with register_function,
@@ -688,6 +781,10 @@ int LuaVm::Init(lua_State* state) {
   lua_setfield(state, globals, "pcall");
   lua_pushcfunction(state, Unpack);
   lua_setfield(state, globals, "unpack");
+  lua_pushcfunction(state, LoadString);
+  lua_setfield(state, globals, "loadstring");
+  lua_pushcfunction(state, LoadFromReader);
+  lua_setfield(state, globals, "load");
 
   // The redis table.
   lua_newtable(state);
@@ -748,6 +845,13 @@ int LuaVm::Init(lua_State* state) {
   lua_getmetatable(state, -1);
   lua_getfield(state, globals, "string");
   lua_setfield(state, -2, "__index");
+  // getmetatable('') gives a read-only proxy of it (SafeGetmetatable), so that no script can
+  // change how strings behave for the scripts after it.
+  const int string_meta = lua_gettop(state);
+  lua_pushvalue(state, string_meta);
+  lua_setfield(state, LUA_REGISTRYINDEX, "keel_string_meta");
+  PushReadonlyProxy(state, proxies, string_meta);
+  lua_setfield(state, LUA_REGISTRYINDEX, "keel_string_meta_proxy");
   lua_pop(state, 2);
 
   // The functions that would see past a proxy.
@@ -785,7 +889,9 @@ int LuaVm::Init(lua_State* state) {
   lua_newtable(state);
   lua_pushcfunction(state, MissingGlobal);
   lua_setfield(state, -2, "__index");
-  lua_pushvalue(state, -1);
+  // getmetatable(_G) shows it through a read-only proxy: a script that replaced its __index
+  // would turn the missing-global error off for every script after it.
+  PushReadonlyProxy(state, proxies, lua_gettop(state));
   lua_setfield(state, LUA_REGISTRYINDEX, "keel_globals_shown_meta");
   lua_setmetatable(state, globals);
   lua_newtable(state);
@@ -832,7 +938,7 @@ int CompileProtected(lua_State* state) {
   // lua_pushlstring, not a C string: the names are views.
   lua_pushlstring(state, args->chunk_name.data(), args->chunk_name.size());
   const char* chunk_name = lua_tostring(state, -1);
-  args->status = luaL_loadbuffer(state, args->body.data(), args->body.size(), chunk_name);
+  args->status = LoadText(state, args->body.data(), args->body.size(), chunk_name);
   if (args->status != 0) {
     // What lua_cpcall returns is dropped: the message is copied out here.
     size_t length = 0;

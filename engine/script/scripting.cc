@@ -36,6 +36,15 @@ std::string Lowercase(std::string_view text) {
   return lower;
 }
 
+bool RunsScriptsOrTransactions(const CommandSpec& spec) {
+  const std::string_view name = spec.full_name;
+  for (std::string_view prefix :
+       {"eval", "fcall", "script", "function", "multi", "exec", "discard", "watch", "unwatch"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 bool IsEvalSha(const CommandSpec& spec) {
   return spec.full_name == "evalsha" || spec.full_name == "evalsha_ro";
 }
@@ -464,7 +473,12 @@ std::string_view Scripting::Call(std::span<const std::string_view> args, std::st
   if (!spec->ArityAccepts(args.size()) || spec->handler == nullptr) {
     return refuse("Wrong number of args calling Redis command from script");
   }
-  if (spec->flags & kCmdNoScript) return refuse("This Redis command is not allowed from script");
+  // DEBUG SET-DISABLE-DENY-SCRIPTS lets noscript commands in, but never a script inside a script
+  // or a transaction inside one: the run and the unit they make are not re-entrant.
+  if ((spec->flags & kCmdNoScript) &&
+      (!engine_.scripts_run_noscript_commands() || RunsScriptsOrTransactions(*spec))) {
+    return refuse("This Redis command is not allowed from script");
+  }
   if (run_->read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate))) {
     return refuse("Write commands are not allowed from read-only scripts.");
   }

@@ -373,6 +373,10 @@ class Engine : public ErrorObserver {
   // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB loading and RESTORE skip payload checksums.
   bool skip_checksum_validation() const { return skip_checksum_validation_; }
   void set_skip_checksum_validation(bool skip) { skip_checksum_validation_ = skip; }
+  // DEBUG SET-DISABLE-DENY-SCRIPTS: while set, scripts may run commands marked noscript (Redis's
+  // script_disable_deny_script; its tests use it to call CLIENT LIST or DEBUG from a script).
+  bool scripts_run_noscript_commands() const { return scripts_run_noscript_commands_; }
+  void set_scripts_run_noscript_commands(bool allowed) { scripts_run_noscript_commands_ = allowed; }
   // DEBUG PAUSE-CRON: while set, the Server does not run cron (statistics sampling, client
   // timeouts, and the periodic work later issues add).
   bool cron_paused() const { return cron_paused_; }
@@ -548,6 +552,7 @@ class Engine : public ErrorObserver {
   uint64_t pause_epoch_ = 0;
 
   bool skip_checksum_validation_ = false;
+  bool scripts_run_noscript_commands_ = false;
   bool cron_paused_ = false;
   uint64_t quicklist_packed_threshold_bytes_ = kQuicklistPackedThresholdDefault;
   CommandObserver* command_observer_ = nullptr;
