@@ -7,6 +7,7 @@
 
 #include "engine/commands/context.h"
 #include "engine/db/keyspace.h"
+#include "engine/script/scripting.h"
 
 namespace keel {
 namespace {
@@ -17,7 +18,8 @@ struct MemoryOverhead {
   size_t total = 0;
   size_t startup = 0;
   size_t clients_normal = 0;
-  size_t scripts = 0;
+  size_t scripts = 0;    // what EVAL's script cache keeps (Redis's lua.caches)
+  size_t functions = 0;  // the function libraries' code (Redis's functions.caches)
   size_t dataset = 0;
   size_t overhead = 0;
   size_t keys = 0;
@@ -35,7 +37,9 @@ MemoryOverhead Measure(CommandContext& context) {
   overhead.startup = engine.startup_memory_bytes();
   overhead.clients_normal =
       memory.used_bytes(MemoryUse::kQueryBuffers) + memory.used_bytes(MemoryUse::kReplyBuffers);
-  overhead.scripts = memory.used_bytes(MemoryUse::kScripting);
+  Scripting& scripting = Scripting::Of(engine);
+  overhead.scripts = scripting.script_bytes();
+  overhead.functions = scripting.functions().library_bytes();
   overhead.dataset = memory.used_bytes(MemoryUse::kKeyspace);
   overhead.overhead = overhead.total - overhead.dataset;
   for (int db = 0; db < context.keyspace.database_count(); db++) {
@@ -79,7 +83,7 @@ void CmdMemoryStats(CommandContext& context) {
   integer("cluster.links", 0);
   integer("aof.buffer", 0);
   integer("lua.caches", static_cast<int64_t>(m.scripts));
-  integer("functions.caches", 0);
+  integer("functions.caches", static_cast<int64_t>(m.functions));
   for (int db = 0; db < context.keyspace.database_count(); db++) {
     const Database& database = context.keyspace.database(db);
     if (database.size() == 0) continue;

@@ -45,6 +45,7 @@ TEST_F(MemoryTest, StatsListsRedisFieldsWithConsistentFigures) {
   Run({"select", "3"});
   Run({"set", "b", "1", "ex", "100"});
   Run({"select", "0"});
+  Run({"script", "load", "return 1"});
   const RespValue stats = Run({"memory", "stats"});
   std::vector<std::string> names;
   std::map<std::string, RespValue> values;
@@ -83,6 +84,8 @@ TEST_F(MemoryTest, StatsListsRedisFieldsWithConsistentFigures) {
                                              "fragmentation",
                                              "fragmentation.bytes"}));
   EXPECT_EQ(values["keys.count"], Int(2));
+  EXPECT_GT(values["lua.caches"].integer, 0);  // the cached script, as INFO's scripts_eval
+  EXPECT_EQ(values["functions.caches"], Int(0));
   const int64_t total = values["total.allocated"].integer;
   EXPECT_GE(values["peak.allocated"].integer, total);
   EXPECT_EQ(values["allocator.allocated"].integer, total);
