@@ -80,9 +80,9 @@ def block(results_dir):
     claimed = failure_reasons(results_dir, run.GUARD_FILES)
     claimed_total = sum(row[1] for row in rows if row[0] in run.GUARD_FILES)
     claimed_design = sum(1 for reason in claimed.values() if reason.startswith("by design: "))
-    missing = sorted({reason.split()[2] for reason in claimed.values()
-                      if reason.startswith("missing command ")} |
-                     {"CLUSTER" for reason in claimed.values() if "missing command CLUSTER" in reason})
+    # The commands named by any reason, its text's or failure-reasons.txt's.
+    missing = sorted({name for reason in claimed.values()
+                      for name in re.findall(r"missing command ([A-Z_|-]+)", reason)})
     prose += (
         f" In the families Keel claims (the guard's files: strings, keys, expire, protocol, "
         f"scan, info, introspection, slowlog, latency monitor), {claimed_total - len(claimed)} "

@@ -76,9 +76,10 @@ uint32_t AdviceFor(std::string_view event, const LatencyDoctorSettings& settings
     add(kScheduler);
   } else if (event == "aof-write-pending-fsync") {
     add(kLocalDisk | kDiskContention | kSsd | kDataWriteback);
-  } else if (event == "aof-write-active-child" || event == "aof-write-alone") {
-    add(event == "aof-write-alone" ? kLocalDisk | kDataWriteback | kSsd
-                                   : kNoAppendfsync | kDataWriteback | kSsd);
+  } else if (event == "aof-write-active-child") {
+    add(kNoAppendfsync | kDataWriteback | kSsd);
+  } else if (event == "aof-write-alone") {
+    add(kLocalDisk | kDataWriteback | kSsd);
   } else if (event == "aof-fsync-always") {
     add(kRelaxFsync);
   } else if (event == "aof-fstat" || event == "rdb-unlink-temp-file") {
