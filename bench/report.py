@@ -299,6 +299,28 @@ def section_text(data, folder_rel):
                 row[0] += " †"
                 notes.add("noise")
             out.append("| " + " | ".join(row) + " |")
+    churned = [c for c in cells if c["group"] == "churn"]
+    if churned:
+        out += ["", "**Memory given back (bench/harness/churn.py): the server's RSS with the data "
+                "written, and once it is freed and RSS has settled**", "",
+                "| churn | Keel RSS full MB | Redis RSS full MB | Keel RSS after MB | "
+                "Redis RSS after MB | Keel/Redis after |", "|---|---|---|---|---|---|"]
+        what = {"flushall": "{mb} MB of {value} B values, then FLUSHALL",
+                "del": "one {mib} MiB value, GET, then DEL"}
+        for cell in churned:
+            p = cell["params"]
+            keel = data["rows"][(cell["id"], "keel")]
+            redis = data["rows"][(cell["id"], "redis")]
+            row = [what[p["kind"]].format(mb=p["bytes"] // 1_000_000, mib=p["bytes"] >> 20,
+                                          value=p.get("value_bytes"))]
+            full = [num(keel.get("full_rss_bytes")), num(redis.get("full_rss_bytes"))]
+            after = [num(keel.get("rss_after_churn_bytes")),
+                     num(redis.get("rss_after_churn_bytes"))]
+            row += [f"{v / 1e6:,.0f}" if v is not None else (cell_state(r) or "—")
+                    for v, r in zip(full, (keel, redis))]
+            row += [f"{v / 1e6:,.1f}" if v is not None else "—" for v in after]
+            row.append(f_ratio(*after))
+            out.append("| " + " | ".join(row) + " |")
     out.append("")
     if "client" in notes:
         out.append(f"- **client-bound**: the load generator's core was at least "
@@ -348,6 +370,10 @@ def chart_points(data):
             elif cell["group"] == "bigreq":
                 value = num(redis["request_s"]) / num(keel["request_s"])
                 kind = "time of one big command"
+            elif cell["group"] == "churn":
+                value = (num(redis["rss_after_churn_bytes"]) /
+                         num(keel["rss_after_churn_bytes"]))
+                kind = "resident bytes once the data is freed"
         else:
             kind = cell_state(keel) or cell_state(redis)
         points.append([cell["id"], round(value, 4) if value else None, kind])

@@ -14,7 +14,7 @@ RANDOM_TESTS = ("SET", "GET", "SADD")  # the tests that use __rand_int__ and so 
 @dataclass(frozen=True)
 class Cell:
     id: str
-    group: str  # profile | ycsb | memory | callgrind | bigreq | micro
+    group: str  # profile | ycsb | memory | callgrind | bigreq | churn | micro
     requires: tuple  # commands an engine must know (COMMAND INFO) to be measured
     params: dict = field(hash=False, compare=False)
     reps: int = 3
@@ -160,6 +160,19 @@ def _bigreq_cells(mset_bytes, set_bytes, reps):
     ]
 
 
+# Memory given back (issue 11 item 5): about 1 GB of 1 KB values written then FLUSHALL, and one
+# 512 MiB value written, read back whole, then DEL; RSS is read until it settles. Redis's
+# jemalloc returns freed pages within seconds; an allocator that keeps them shows here.
+def _churn_cells(load_bytes, value_bytes, big_bytes, reps, settle_window_s):
+    return [
+        Cell(f"churn-FLUSHALL-{load_bytes // 1_000_000}MB", "churn", ("MSET", "FLUSHALL"),
+             {"kind": "flushall", "bytes": load_bytes, "value_bytes": value_bytes,
+              "settle_window_s": settle_window_s}, reps),
+        Cell(f"churn-DEL-{big_bytes >> 20}MiB", "churn", ("SET", "GET", "DEL"),
+             {"kind": "del", "bytes": big_bytes, "settle_window_s": settle_window_s}, reps),
+    ]
+
+
 # The bit and HyperLogLog commands (issue 15), as redis-benchmark custom commands on one key
 # each: SETBIT and GETBIT at one offset of a 1 MB bitmap, BITCOUNT of all of it, PFADD of
 # random elements, and PFCOUNT of one dense HyperLogLog (its cached count) and of the union of
@@ -202,6 +215,7 @@ def full_plan():
              _zset_memory_cell(1_000_000, "1x1M", 3, 30)] +
             _callgrind_cells(200_000, 50_000, 3) +
             _bigreq_cells(100_000_000, 512 << 20, 3) +
+            _churn_cells(1_000_000_000, 1000, 512 << 20, 3, 10) +
             _bits_cells(1_000_000, 20_000, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
 
@@ -220,6 +234,7 @@ def quick_plan():
             [_zset_memory_cell(20_000, "1x20k", 1, 3)] +
             [c for c in _callgrind_cells(5_000, 2_000, 1) if c.id == "cg-SET-P32-d3"] +
             _bigreq_cells(2_000_000, 8 << 20, 1) +
+            _churn_cells(50_000_000, 1000, 8 << 20, 1, 3) +
             [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])
 
 

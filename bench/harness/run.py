@@ -15,6 +15,7 @@ import time
 import traceback
 
 import cells as cells_mod
+import churn
 import procfs
 import hash_load
 import set_load
@@ -264,6 +265,23 @@ def settled(samples, window):
 
 
 SETTLE_TIMEOUT_S = 300
+
+
+def settle(server, probe, window_s):
+    """Reads the figures once a second until they stop moving (Redis finishes rehashing and
+    frees its old table, and allocators return pages, seconds after a large load or free);
+    the samples, [seconds, used_memory, RSS]."""
+    samples = []
+    start = time.monotonic()
+    while True:
+        used, rss = memory_reading(server)
+        samples.append([round(time.monotonic() - start, 3), used, rss])
+        if settled(samples, window_s) or time.monotonic() - start > SETTLE_TIMEOUT_S:
+            break
+        time.sleep(1.0)
+    check(probe, "memory figures settled", settled(samples, window_s),
+          f"still moving after {SETTLE_TIMEOUT_S} s")
+    return samples
 LIST_KEY = "biglist"
 LIST_BATCH = 1000  # elements per RPUSH
 
@@ -320,20 +338,7 @@ def run_memory(ctx, cell, engine, run_dir, probe):
             check(probe, "load exit code", code == 0, code)
             keys = ctx.server_command(server, run_dir, "DBSIZE")
             check(probe, "every key loaded", keys == params["keys"], f"DBSIZE {keys}")
-        # Read the figures once a second until they stop moving: Redis finishes rehashing and
-        # frees its old table, and the allocator returns pages, seconds after a large load.
-        samples = []
-        start = time.monotonic()
-        while True:
-            used, rss = memory_reading(server)
-            samples.append([round(time.monotonic() - start, 3), used, rss])
-            if settled(samples, params["settle_window_s"]):
-                break
-            if time.monotonic() - start > SETTLE_TIMEOUT_S:
-                break
-            time.sleep(1.0)
-        check(probe, "memory figures settled", settled(samples, params["settle_window_s"]),
-              f"still moving after {SETTLE_TIMEOUT_S} s")
+        samples = settle(server, probe, params["settle_window_s"])
         probe["memory"] = {"keys": params["keys"], "load_wall_s": wall_s, "samples": samples,
                            "empty_used_memory_bytes": empty_used, "empty_rss_bytes": empty_rss}
     finally:
@@ -447,6 +452,44 @@ def run_bigreq(ctx, cell, engine, run_dir, probe):
 
 
 # ------------------------------------------------------------------------------------------------
+# Memory given back after churn (bench/harness/churn.py)
+
+
+def run_churn(ctx, cell, engine, run_dir, probe):
+    """Writes memory and frees it (FLUSHALL of many keys, or DEL of one big value after a GET of
+    it), then reads RSS until it settles: how much the server keeps of what it no longer uses."""
+    params = cell.params
+    server = ctx.start_server(engine, run_dir)
+    try:
+        empty_used, empty_rss = memory_reading(server)
+        rel = os.path.relpath(run_dir, ctx.out)
+        if params["kind"] == "flushall":
+            keys = params["bytes"] // params["value_bytes"]
+            ctx.log(["(resp)", "MSET", f"{keys} keys of {params['value_bytes']} bytes"], rel)
+            wall_s = churn.fill(server.port, keys, params["value_bytes"])
+            loaded = ctx.server_command(server, run_dir, "DBSIZE")
+            check(probe, "every key loaded", loaded == keys, f"DBSIZE {loaded}")
+            full_used, full_rss = memory_reading(server)
+            ctx.server_command(server, run_dir, "FLUSHALL")
+        else:
+            ctx.log(["(resp)", "SET", "big", f"{params['bytes']} bytes", "GET", "big"], rel)
+            wall_s = churn.set_big(server.port, params["bytes"])
+            length = churn.read_big(server.port)
+            check(probe, "GET read the whole value", length == params["bytes"], length)
+            full_used, full_rss = memory_reading(server)
+            ctx.server_command(server, run_dir, "DEL", "big")
+        left = ctx.server_command(server, run_dir, "DBSIZE")
+        check(probe, "the data freed", left == 0, f"DBSIZE {left}")
+        samples = settle(server, probe, params["settle_window_s"])
+        probe["churn"] = {"load_wall_s": wall_s, "samples": samples,
+                          "empty_used_memory_bytes": empty_used, "empty_rss_bytes": empty_rss,
+                          "full_used_memory_bytes": full_used, "full_rss_bytes": full_rss,
+                          "peak_rss_bytes": procfs.process_peak_rss_bytes(server.pid)}
+    finally:
+        stop_server(server, probe)
+
+
+# ------------------------------------------------------------------------------------------------
 # Micro-benchmarks (Keel alone)
 
 
@@ -465,7 +508,8 @@ def run_micro(ctx, cell, engine, run_dir, probe):
 
 
 RUNNERS = {"profile": run_profile, "ycsb": run_ycsb, "memory": run_memory,
-           "callgrind": run_callgrind, "bigreq": run_bigreq, "micro": run_micro}
+           "callgrind": run_callgrind, "bigreq": run_bigreq, "churn": run_churn,
+           "micro": run_micro}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -565,6 +609,10 @@ def describe(row):
                 f"CPU {row['cpu_s_per_M']} s/M, client core {float(row['client_util']):.0%}")
         noise = max(float(row["other_core0"]), float(row["other_core1"]))
         return text + (f", OTHER LOAD {noise:.0%}" if noise > summary.NOISE_LIMIT else "")
+    if row.get("rss_after_churn_bytes"):
+        return (f"RSS {float(row['full_rss_bytes']) / 1e6:,.0f} MB full, "
+                f"{float(row['rss_after_churn_bytes']) / 1e6:,.1f} MB once freed, settled after "
+                f"{row['settle_s']} s")
     if row.get("rss_bytes_per_key"):
         return (f"RSS {float(row['rss_bytes_per_key']):.1f} B/key, used_memory "
                 f"{float(row['used_memory_bytes_per_key']):.1f} B/key, settled after "

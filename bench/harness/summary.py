@@ -18,13 +18,15 @@ RUN_COLUMNS = [
     "instructions_load", "instructions_idle", "instructions_per_request",
     # Big requests (appended, so that runs.csv of older results folders still check: their rows
     # leave these empty).
-    "request_bytes", "request_s", "request_cpu_s", "peak_rss_bytes"]
+    "request_bytes", "request_s", "request_cpu_s", "peak_rss_bytes",
+    # Churn (appended likewise).
+    "full_rss_bytes", "rss_after_churn_bytes", "used_memory_after_churn_bytes"]
 
 SUMMARY_COLUMNS = [
     "cell", "group", "engine", "status", "runs_ok", "runs", "rps", "rps_min", "rps_max", "p50_ms",
     "p99_ms", "max_ms", "cpu_s_per_M", "server_util", "client_util", "client_bound", "noise",
     "rss_bytes_per_key", "used_memory_bytes_per_key", "instructions_per_request",
-    "request_s", "request_cpu_s", "peak_rss_bytes"]
+    "request_s", "request_cpu_s", "peak_rss_bytes", "full_rss_bytes", "rss_after_churn_bytes"]
 
 MICRO_COLUMNS = ["benchmark", "statistic", "real_time_ns", "cpu_time_ns", "items_per_second",
                  "iterations"]
@@ -170,6 +172,14 @@ def derive_run(run_dir):
                     "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"],
                     "max_ms": result["max_ms"], "other_core0": cpu["other_core0"],
                     "other_core1": cpu["other_core1"]})
+    elif group == "churn":
+        churn = probe["churn"]
+        row.update({"full_rss_bytes": churn["full_rss_bytes"],
+                    "rss_after_churn_bytes": churn["samples"][-1][2],
+                    "used_memory_after_churn_bytes": churn["samples"][-1][1],
+                    "empty_rss_bytes": churn["empty_rss_bytes"],
+                    "peak_rss_bytes": churn["peak_rss_bytes"],
+                    "settle_s": churn["samples"][-1][0]})
     elif group == "callgrind":
         load = parse_callgrind_total(_read(os.path.join(run_dir, "callgrind.load.totals")))
         idle = parse_callgrind_total(_read(os.path.join(run_dir, "callgrind.idle.totals")))
@@ -225,7 +235,7 @@ def aggregate(manifest, support, runs):
             for column in ("rps", "p50_ms", "p99_ms", "max_ms", "cpu_s_per_M", "server_util",
                            "client_util", "rss_bytes_per_key", "used_memory_bytes_per_key",
                            "instructions_per_request", "request_s", "request_cpu_s",
-                           "peak_rss_bytes"):
+                           "peak_rss_bytes", "full_rss_bytes", "rss_after_churn_bytes"):
                 row[column] = _median(good, column)
             if row["rps"] is not None:
                 rates = [float(r["rps"]) for r in good]
