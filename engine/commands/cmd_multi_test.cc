@@ -55,8 +55,32 @@ class MultiTest : public testing::CommandTest {
     return engine_->stats().commands[engine_->registry().FindByFullName(name)->id].calls;
   }
 
+  uint64_t FailedCalls(std::string_view name) {
+    return engine_->stats().commands[engine_->registry().FindByFullName(name)->id].failed_calls;
+  }
+
   Client* other_ = nullptr;
 };
+
+// Redis 7.0.15 counts an error once, for the command that replied it: EXEC is not a failed
+// call because a queued command failed, wherever in the transaction it stands.
+TEST_F(MultiTest, ExecIsNotFailedByTheErrorOfAQueuedCommand) {
+  Run({"set", "s", "text"});
+  for (const bool error_last : {false, true}) {
+    Run({"multi"});
+    if (error_last) Run({"set", "a", "1"});
+    Run({"incr", "s"});
+    if (!error_last) Run({"set", "a", "1"});
+    const RespValue reply = Run({"exec"});
+    ASSERT_EQ(reply.type, RespType::kArray);
+  }
+  EXPECT_EQ(Calls("exec"), 2u);
+  EXPECT_EQ(FailedCalls("exec"), 0u);
+  EXPECT_EQ(FailedCalls("incr"), 2u);
+  // EXEC's own error still fails it.
+  Run({"exec"});
+  EXPECT_EQ(FailedCalls("exec"), 1u);
+}
 
 TEST_F(MultiTest, QueuedCommandsRunAtExecInOrder) {
   EXPECT_EQ(Run({"multi"}), Ok());

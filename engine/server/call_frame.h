@@ -32,6 +32,11 @@ struct CallFrame {
   // The keyspace's dirty counter when the command started: a command that changed it is
   // propagated (Redis's call()).
   uint64_t dirty_before = 0;
+  // The client's error-reply count from which this command's own errors are counted. A
+  // command run inside this one on the same client (EXEC's) moves it past the errors that
+  // command was accounted for: Redis 7.0's incrCommandStatsOnError counts an error once, so
+  // EXEC fails only on an error of its own.
+  uint64_t errors_before = 0;
   // Arguments shown as "(redacted)" in the slow log and to MONITOR clients.
   std::vector<size_t> redacted_args;
   // Propagation of this command itself: not at all (a command whose effects are propagated by
@@ -48,12 +53,14 @@ struct CallFrame {
   // Ready for a new command; keeps the vectors' capacity so that a frame costs no allocation
   // on the request path.
   void Reset(Client* new_client, const CommandSpec* new_spec,
-             std::span<const std::string_view> new_args, uint32_t new_flags, uint64_t dirty) {
+             std::span<const std::string_view> new_args, uint32_t new_flags, uint64_t dirty,
+             uint64_t errors) {
     client = new_client;
     spec = new_spec;
     args = new_args;
     flags = new_flags;
     dirty_before = dirty;
+    errors_before = errors;
     redacted_args.clear();
     prevent_propagation = false;
     force_propagation = false;

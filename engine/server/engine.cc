@@ -597,18 +597,22 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
     keyspace_.SetCommandTime(command_wall_ms_);
   }
   CallFrame& frame = frames_[static_cast<size_t>(call_depth_++)];
-  frame.Reset(&client, &spec, args, flags, keyspace_.dirty());
+  frame.Reset(&client, &spec, args, flags, keyspace_.dirty(), client.reply().error_count());
   // A primary's stream and the AOF say when keys expire: their commands neither expire keys on
   // lookup nor take a past expiry for a deletion (Redis's replicas and loading).
   const bool decided_elsewhere = (flags & (kCallFromPrimary | kCallFromAof)) != 0;
   const bool decided_before = keyspace_.decides_expiry();
   if (decided_elsewhere) keyspace_.set_decides_expiry(false);
-  const uint64_t errors_before = client.reply().error_count();
   CommandContext context(*this, client, args, spec);
   spec.handler(context);
   mono_now_us_ = env_.clock().MonotonicUs();
   const int64_t duration_us = mono_now_us_ > start_us ? mono_now_us_ - start_us : 0;
-  AccountCall(client, frame, duration_us, client.reply().error_count() != errors_before);
+  const uint64_t errors_after = client.reply().error_count();
+  AccountCall(client, frame, duration_us, errors_after != frame.errors_before);
+  if (!outermost) {
+    CallFrame& caller = frames_[static_cast<size_t>(call_depth_ - 2)];
+    if (caller.client == &client) caller.errors_before = errors_after;
+  }
   if (!frame.blocked) PropagateCall(client, frame);
   keyspace_.set_decides_expiry(decided_before);
   call_depth_--;
