@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -348,6 +349,35 @@ Status EpollNetwork::ConnectStatus(ConnId conn) {
   }
   slot.established = true;
   return Status::Ok();
+}
+
+DescriptorLimit EpollNetwork::RaiseDescriptorLimit(uint64_t wanted) {
+  DescriptorLimit result;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == -1) {
+    result.known = false;
+    result.error = std::strerror(errno);
+    return result;
+  }
+  result.before = limit.rlim_cur;
+  result.after = limit.rlim_cur;
+  if (result.before >= wanted) return result;
+  // The limit asked, then 16 less at a time down to the current one, as Redis tries.
+  uint64_t best = wanted;
+  int error = 0;
+  while (best > result.before) {
+    limit.rlim_cur = best;
+    limit.rlim_max = best;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != -1) {
+      result.after = best;
+      break;
+    }
+    error = errno;
+    if (best < 16) break;
+    best -= 16;
+  }
+  if (error != 0) result.error = std::strerror(error);
+  return result;
 }
 
 }  // namespace keel::io

@@ -27,6 +27,7 @@ class EpollNetwork final : public Network {
   void Close(ConnId conn) override;
   Result<ConnId> Connect(const ConnectOptions& options) override;
   Status ConnectStatus(ConnId conn) override;
+  DescriptorLimit RaiseDescriptorLimit(uint64_t wanted) override;
 
   // Whether an event with EPOLLERR or EPOLLHUP for this connection must also be reported as
   // kWritable: an outgoing connection whose handshake failed, while writable interest is on (the

@@ -19,6 +19,7 @@
 
 #include "engine/base/numbers.h"
 #include "engine/server/config_file.h"
+#include "engine/server/descriptors.h"
 #include "engine/server/engine.h"
 #include "engine/server/server.h"
 #include "engine/server/version.h"
@@ -82,80 +83,22 @@ void Daemonize() {
   }
 }
 
-// Redis's adjustOpenFilesLimit, at start: every client needs a descriptor, plus 32 for the
-// server's own (listeners, logs, files). The limit is raised where the system allows it;
-// otherwise maxclients is lowered to fit (with Redis's log lines), so that the server refuses
-// extra clients with "max number of clients reached" instead of running out of descriptors.
-// Returns false when even that is impossible (Redis exits then).
+// Redis's adjustOpenFilesLimit, at start (engine/server/descriptors.h): maxclients is lowered to
+// the clients the descriptor limit allows, so that the server refuses extra clients with "max
+// number of clients reached" instead of running out of descriptors. Returns false when not even
+// the server's own descriptors fit (Redis exits then).
 bool AdjustOpenFilesLimit(keel::Engine& engine) {
-  using keel::Int64ToString;
-  using keel::LogLevel;
-  constexpr uint64_t kReservedDescriptors = 32;  // CONFIG_MIN_RESERVED_FDS
   const auto maxclients = static_cast<uint64_t>(engine.settings().maxclients);
-  const uint64_t wanted = maxclients + kReservedDescriptors;
-  auto set_maxclients = [&](uint64_t value) {
+  const keel::MaxclientsFit fit = keel::FitMaxclientsToDescriptors(engine, maxclients);
+  if (!fit.possible) return false;
+  if (fit.maxclients != maxclients) {
     keel::Config config = engine.config();
-    const std::string text = Int64ToString(static_cast<int64_t>(value));
+    const std::string text = keel::Int64ToString(static_cast<int64_t>(fit.maxclients));
     const std::string_view words[] = {text};
     std::string ignored;
     (void)config.Set(*keel::Config::Find("maxclients"), words, &ignored);
     engine.ReplaceConfig(std::move(config));
-  };
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == -1) {
-    engine.Log(LogLevel::kWarning,
-               "Unable to obtain the current NOFILE limit (" + std::string(std::strerror(errno)) +
-                   "), assuming 1024 and setting the max clients configuration accordingly.");
-    set_maxclients(1024 - kReservedDescriptors);
-    return true;
   }
-  const uint64_t old_limit = limit.rlim_cur;
-  if (old_limit >= wanted) return true;
-  // Try the limit asked, then 16 less at a time down to the current one, as Redis does.
-  uint64_t best = wanted;
-  int error = 0;
-  while (best > old_limit) {
-    limit.rlim_cur = best;
-    limit.rlim_max = best;
-    if (setrlimit(RLIMIT_NOFILE, &limit) != -1) break;
-    error = errno;
-    if (best < 16) {
-      best = old_limit;
-      break;
-    }
-    best -= 16;
-  }
-  if (best < old_limit) best = old_limit;
-  if (best >= wanted) {
-    engine.Log(LogLevel::kNotice, "Increased maximum number of open files to " +
-                                      Int64ToString(static_cast<int64_t>(wanted)) +
-                                      " (it was originally set to " +
-                                      Int64ToString(static_cast<int64_t>(old_limit)) + ").");
-    return true;
-  }
-  if (best <= kReservedDescriptors) {
-    engine.Log(LogLevel::kWarning, "Your current 'ulimit -n' of " +
-                                       Int64ToString(static_cast<int64_t>(old_limit)) +
-                                       " is not enough for the server to start. Please increase "
-                                       "your open file limit to at least " +
-                                       Int64ToString(static_cast<int64_t>(wanted)) + ". Exiting.");
-    return false;
-  }
-  const uint64_t reduced = best - kReservedDescriptors;
-  set_maxclients(reduced);
-  engine.Log(LogLevel::kWarning,
-             "You requested maxclients of " + Int64ToString(static_cast<int64_t>(maxclients)) +
-                 " requiring at least " + Int64ToString(static_cast<int64_t>(wanted)) +
-                 " max file descriptors.");
-  engine.Log(LogLevel::kWarning, "Server can't set maximum open files to " +
-                                     Int64ToString(static_cast<int64_t>(wanted)) +
-                                     " because of OS error: " + std::strerror(error) + ".");
-  engine.Log(LogLevel::kWarning,
-             "Current maximum open files is " + Int64ToString(static_cast<int64_t>(best)) +
-                 ". maxclients has been reduced to " +
-                 Int64ToString(static_cast<int64_t>(reduced)) +
-                 " to compensate for low ulimit. If you need higher maxclients increase 'ulimit "
-                 "-n'.");
   return true;
 }
 

@@ -158,6 +158,15 @@ class SimNetwork final : public Network {
   // host". Reset(conn) on this side's handle resets both ends.
   Result<ConnId> Connect(const ConnectOptions& options) override;
   Status ConnectStatus(ConnId conn) override;
+  // No limit unless a test sets one (set_descriptor_limit): then it cannot be raised, as for a
+  // process whose hard limit is reached.
+  DescriptorLimit RaiseDescriptorLimit(uint64_t wanted) override {
+    if (descriptor_limit_ == 0 || descriptor_limit_ >= wanted) {
+      return DescriptorLimit{true, wanted, wanted, {}};
+    }
+    return DescriptorLimit{true, descriptor_limit_, descriptor_limit_, "Operation not permitted"};
+  }
+  void set_descriptor_limit(uint64_t limit) { descriptor_limit_ = limit; }
 
   // Joins `fabric` under `address` (e.g. "10.0.0.1"). Fails when the address is taken.
   bool JoinFabric(SimFabric* fabric, const std::string& address);
@@ -211,6 +220,7 @@ class SimNetwork final : public Network {
   void set_trace(Trace* trace) { trace_ = trace; }
 
  private:
+  uint64_t descriptor_limit_ = 0;  // 0: none
   struct Connection {
     ConnId id = 0;
     uint16_t port = 0;

@@ -158,17 +158,10 @@ def check_descriptor_limit(server):
             client.close()
     # (2000 rather than the 100000000: Redis takes seconds to try every limit from
     # there down to 1024, 16 at a time, and answers the same.)
-    def config_set_is_refused():
-        h.check_equal(server.command("CONFIG", "SET", "maxclients", "2000"), h.RespError(
-            "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
-            "system is not able to handle the specified number of clients, try with 992"),
-            f"CONFIG SET maxclients 2000 on {server.name}")
-
-    if server.name == "redis-server":
-        config_set_is_refused()
-    else:
-        with h.known_bug("CONFIG SET maxclients is not checked against the descriptor limit"):
-            config_set_is_refused()
+    h.check_equal(server.command("CONFIG", "SET", "maxclients", "2000"), h.RespError(
+        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
+        "system is not able to handle the specified number of clients, try with 992"),
+        f"CONFIG SET maxclients 2000 on {server.name}")
 
 
 def test_descriptor_limit():

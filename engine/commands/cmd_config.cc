@@ -5,6 +5,7 @@
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/server/config_file.h"
+#include "engine/server/descriptors.h"
 
 namespace keel {
 namespace {
@@ -162,6 +163,18 @@ std::string ApplyConfigSet(CommandContext& context, const std::vector<ConfigChan
         context.server().aof().Disable();
       } else if (!context.server().aof().Enable()) {
         return SetFailure(change.entry, "Unable to turn on AOF. Check server logs.");
+      }
+    } else if (param.name == "maxclients") {
+      // Redis's updateMaxclients: the descriptor limit is raised for the new value where the
+      // system allows; a value it cannot hold is refused with the one that would fit.
+      const auto wanted = static_cast<uint64_t>(next.maxclients);
+      const MaxclientsFit fit = FitMaxclientsToDescriptors(context.server(), wanted);
+      if (fit.maxclients != wanted) {
+        if (listeners_moved && listeners != nullptr) listeners->Rebind(now).IgnoreError();
+        return SetFailure(change.entry,
+                          "The operating system is not able to handle the specified number of "
+                          "clients, try with " +
+                              Int64ToString(static_cast<int64_t>(fit.maxclients)));
       }
     } else if (IsTlsParam(param) && !tls_checked) {
       tls_checked = true;

@@ -55,6 +55,27 @@ class ConfigCommandTest : public CommandTest {
 
 using Pairs = std::set<std::string>;
 
+// Redis's updateMaxclients: a maxclients the descriptor limit cannot hold is refused with the
+// value that fits (limit minus the 32 reserved descriptors), and the old value stays; the texts
+// are redis-server 7.0.15's under `prlimit --nofile=1024` (conformance/e2e checks the real one).
+TEST_F(ConfigCommandTest, MaxclientsMustFitTheDescriptorLimit) {
+  env_.sim_network().set_descriptor_limit(1024);
+  EXPECT_EQ(Run({"config", "set", "maxclients", "2000"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'maxclients') - The "
+                "operating system is not able to handle the specified number of clients, try "
+                "with 992"));
+  EXPECT_EQ(Run({"config", "get", "maxclients"}), Array({Bulk("maxclients"), Bulk("10000")}));
+  bool logged = false;
+  for (const std::string& line : env_.sim_log().lines()) {
+    if (line.find("maxclients has been reduced to 992") != std::string::npos) logged = true;
+  }
+  EXPECT_TRUE(logged);
+  EXPECT_EQ(Run({"config", "set", "maxclients", "992"}), Ok());
+  EXPECT_EQ(Run({"config", "get", "maxclients"}), Array({Bulk("maxclients"), Bulk("992")}));
+  env_.sim_network().set_descriptor_limit(0);
+  EXPECT_EQ(Run({"config", "set", "maxclients", "100000"}), Ok());
+}
+
 TEST_F(ConfigCommandTest, GetReportsTheSpellingTypedOnce) {
   EXPECT_EQ(Run({"config", "get", "MAXMEMORY"}), Array({Bulk("MAXMEMORY"), Bulk("0")}));
   EXPECT_EQ(Run({"config", "get", "MAXMEMORY", "maxmemory"}),

@@ -142,9 +142,25 @@ struct ConnectOptions {
   uint16_t port = 0;
 };
 
+// The process's descriptor limit, as Network::RaiseDescriptorLimit leaves it.
+struct DescriptorLimit {
+  bool known = true;    // false: the limit could not be read (`error` says why)
+  uint64_t before = 0;  // the limit before the call
+  uint64_t after = 0;   // the limit in force after it
+  std::string error;    // why it could not be raised to what was asked ("Operation not permitted")
+};
+
 class Network {
  public:
   virtual ~Network() = default;
+
+  // Every connection holds a descriptor. Raises the process's limit toward `wanted` where the
+  // system allows (the value asked, then 16 less at a time, as Redis's adjustOpenFilesLimit) and
+  // reports the limit before and after. An environment without such a limit (the simulator,
+  // unless a test sets one) reports `wanted` for both.
+  virtual DescriptorLimit RaiseDescriptorLimit(uint64_t wanted) {
+    return DescriptorLimit{true, wanted, wanted, {}};
+  }
 
   // Binds and listens. On success the listener reports EventKind::kListenerReady while
   // connections wait. Fails with kAddressInUse (port taken), kPermissionDenied or
