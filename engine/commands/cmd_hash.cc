@@ -182,13 +182,13 @@ namespace {
 
 // HSET key field value [field value ...] and HMSET (the same, replying OK).
 void CmdHset(CommandContext& context) {
-  ReclaimExpiredFields(context, context.arg(1));
   if (context.argc() % 2 == 1) {
     std::string name(context.arg(0));
     for (char& c : name) c = AsciiToLower(c);
     context.reply.Error("ERR wrong number of arguments for '" + name + "' command");
     return;
   }
+  ReclaimExpiredFields(context, context.arg(1));
   const PairArgs pairs{context, 2};
   size_t created = 0;
   if (!WriteHash(context, pairs, hash_events::kHset, pairs.count(), &created)) return;
