@@ -434,9 +434,9 @@ void CmdHincrbyfloat(CommandContext& context) {
   if (!StoreCounterField(context, result, hash_events::kHincrbyfloat)) return;
   // A field with a TTL keeps it: replayed as HSETEX ... KEEPTTL (Redis 8.0 always does so;
   // Redis 7.0's HSET is kept for the fields that have none).
-  const Entry* written = context.keyspace.Peek(context.db_index(), context.arg(1),
-                                               context.keyspace.Hash(context.db_index(),
-                                                                     context.arg(1)));
+  const Entry* written =
+      context.keyspace.Peek(context.db_index(), context.arg(1),
+                            context.keyspace.Hash(context.db_index(), context.arg(1)));
   if (written != nullptr &&
       HashOf(*written).FieldExpireAt(context.arg(2)) != HashValue::kNoFieldTtl) {
     context.PropagateAs(

@@ -314,7 +314,9 @@ void CmdHpersist(CommandContext& context) {
       context.reply.Integer(kNoTtl);
     }
   }
-  if (changed) context.keyspace.KeyChanged(context.db_index(), context.arg(1), hash_events::kHpersist, 1);
+  if (changed) {
+    context.keyspace.KeyChanged(context.db_index(), context.arg(1), hash_events::kHpersist, 1);
+  }
 }
 
 // HGETDEL key FIELDS numfields field [field ...]: the values (null for a missing field), the
@@ -408,10 +410,9 @@ void CmdHgetex(CommandContext& context) {
   NoteTtls(context, hash);
   const std::string_view key = context.arg(1);
   if (updated > 0) {
-    context.keyspace.KeyChanged(context.db_index(), key,
-                                mode == Mode::kPersist ? hash_events::kHpersist
-                                                       : hash_events::kHexpire,
-                                updated + deleted);
+    context.keyspace.KeyChanged(
+        context.db_index(), key,
+        mode == Mode::kPersist ? hash_events::kHpersist : hash_events::kHexpire, updated + deleted);
     // As Redis rewrites it: the command's own fields, PERSIST dropped or the time absolute.
     const std::string when = std::to_string(expire_at_ms);
     std::vector<std::string_view> args;
@@ -435,7 +436,13 @@ void CmdHgetex(CommandContext& context) {
 // field loses its TTL, as HSET. Propagated with PXAT and the absolute time.
 void CmdHsetex(CommandContext& context) {
   enum Flag : uint32_t {
-    kEx = 1, kPx = 2, kExat = 4, kPxat = 8, kKeepttl = 16, kFxx = 32, kFnx = 64,
+    kEx = 1,
+    kPx = 2,
+    kExat = 4,
+    kPxat = 8,
+    kKeepttl = 16,
+    kFxx = 32,
+    kFnx = 64,
   };
   uint32_t flags = 0;
   int64_t expire_at_ms = 0;
@@ -486,8 +493,7 @@ void CmdHsetex(CommandContext& context) {
         return;
       }
       i++;
-      const int64_t basetime =
-          expiry & (kEx | kPx) ? context.keyspace.command_time_ms() : 0;
+      const int64_t basetime = expiry & (kEx | kPx) ? context.keyspace.command_time_ms() : 0;
       if (!ParseExpireTime(context, i, expiry & (kEx | kExat), basetime, &expire_at_ms)) return;
       time_index = i;
       continue;

@@ -18,9 +18,9 @@ namespace {
 
 // A hash with field TTLs is written in Redis 7.4's types, so its payload says RDB 12.
 void AppendFooter(std::string* payload) {
-  const bool field_ttls = !payload->empty() &&
-                          (static_cast<uint8_t>((*payload)[0]) == rdb::kTypeHashMetadata ||
-                           static_cast<uint8_t>((*payload)[0]) == rdb::kTypeHashListpackEx);
+  const bool field_ttls =
+      !payload->empty() && (static_cast<uint8_t>((*payload)[0]) == rdb::kTypeHashMetadata ||
+                            static_cast<uint8_t>((*payload)[0]) == rdb::kTypeHashListpackEx);
   rdb::AppendPayloadFooter(payload, field_ttls ? rdb::kVersionFieldExpiry : rdb::kVersion);
 }
 

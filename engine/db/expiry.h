@@ -20,8 +20,9 @@ struct ExpiryCycleReport {
 // in a database while more than Redis's acceptable share of the sample was stale, within a
 // budget of keys and of time (active-expire-effort raises both, as in Redis) read on `clock`.
 // Each database's hashes with field TTLs are visited too, a bounded number per cycle
-// (Keyspace::ActiveExpireHashFields). Expired keys go through Keyspace::DeleteExpired; `now_ms` is the wall time that decides. Does
-// nothing while writes are paused. Deterministic for a given random state and clock.
+// (Keyspace::ActiveExpireHashFields). Expired keys go through Keyspace::DeleteExpired; `now_ms` is
+// the wall time that decides. Does nothing while writes are paused. Deterministic for a given
+// random state and clock.
 ExpiryCycleReport ActiveExpireCycle(Keyspace& keyspace, Clock& clock, int64_t now_ms);
 
 }  // namespace keel

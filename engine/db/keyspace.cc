@@ -399,10 +399,9 @@ size_t Keyspace::ExpireHashFields(int db, std::string_view key, uint64_t hash, s
   if (value.min_field_expire() >= now_ms) return 0;
   const std::string name(key);  // `key` may view the entry
   BeforeChange(db, name, hash);
-  const size_t expired =
-      value.ExpireFields(now_ms, max, memory_, [&](std::string_view field) {
-        propagation_.Add(db, {"HDEL", name, field});
-      });
+  const size_t expired = value.ExpireFields(now_ms, max, memory_, [&](std::string_view field) {
+    propagation_.Add(db, {"HDEL", name, field});
+  });
   if (expired == 0) return 0;
   stats_.expired_subkeys += expired;
   Announce(db, events::kHexpired, name);
@@ -421,8 +420,7 @@ void Keyspace::NoteFieldExpiry(int db, std::string_view key) {
   (void)mutable_database(db).NoteFieldExpiry(key);
 }
 
-size_t Keyspace::ActiveExpireHashFields(int db, size_t keys, size_t fields_quota,
-                                        int64_t now_ms) {
+size_t Keyspace::ActiveExpireHashFields(int db, size_t keys, size_t fields_quota, int64_t now_ms) {
   Database& database = mutable_database(db);
   if (database.field_expiry_key_count() == 0 || !decides_expiry_ || writes_paused_) return 0;
   std::vector<std::string> names;

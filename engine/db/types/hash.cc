@@ -547,7 +547,8 @@ bool HashValue::SetFieldExpireAt(std::string_view field, int64_t expire_at_ms,
                                  MemoryAccountant& memory) {
   KEEL_DASSERT(Contains(field) && expire_at_ms >= 0);
   char bytes[8];
-  for (int i = 0; i < 8; i++) bytes[i] = static_cast<char>(static_cast<uint64_t>(expire_at_ms) >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    bytes[i] = static_cast<char>(static_cast<uint64_t>(expire_at_ms) >> (8 * i));
   bool created = false;
   if (!has_ttls_) {
     void* block = memory.Allocate(sizeof(FieldTtls), MemoryUse::kKeyspace);

@@ -74,8 +74,7 @@ class HashValue {
   // expiry millisecond, as a key does), calling on_expired(field) before each goes. Returns the
   // fields removed. Removing never allocates.
   template <typename OnExpired>
-  size_t ExpireFields(int64_t now_ms, size_t max, MemoryAccountant& memory,
-                      OnExpired&& on_expired);
+  size_t ExpireFields(int64_t now_ms, size_t max, MemoryAccountant& memory, OnExpired&& on_expired);
   // Visits (field, expire_at_ms) for every field with a TTL.
   template <typename Visit>
   void ForEachFieldTtl(Visit&& visit) const;

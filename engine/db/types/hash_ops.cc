@@ -81,9 +81,8 @@ void HashSerialise(const Entry& entry, const SerialiseOptions& options, std::str
     rdb::WriteLength(out, hash.size());
     hash.ForEach([&](std::string_view field, std::string_view value) {
       const int64_t when = hash.FieldExpireAt(field);
-      rdb::WriteLength(out, when == HashValue::kNoFieldTtl
-                                ? 0
-                                : static_cast<uint64_t>(when - earliest) + 1);
+      rdb::WriteLength(
+          out, when == HashValue::kNoFieldTtl ? 0 : static_cast<uint64_t>(when - earliest) + 1);
       rdb::WriteString(out, field, options.compress);
       rdb::WriteString(out, value, options.compress);
     });

@@ -241,7 +241,8 @@ TEST_F(HashValueTest, FieldTtlsComeAndGo) {
   HashValue* hash = NewHash();
   ASSERT_TRUE(hash->ConvertToHashtable(0, memory_));
   for (int i = 0; i < 40; i++) {
-    ASSERT_NE(hash->Set("f" + std::to_string(i), "v", memory_), HashValue::SetOutcome::kOutOfMemory);
+    ASSERT_NE(hash->Set("f" + std::to_string(i), "v", memory_),
+              HashValue::SetOutcome::kOutOfMemory);
   }
   const Pairs order = PairsOf(*hash);
   const size_t bytes = hash->allocated_bytes();
@@ -304,8 +305,7 @@ TEST_F(HashValueTest, FieldTtlRdbForms) {
   rdb::WriteString(&out, "2", false);
   rdb::Reader reader(std::string_view(out).substr(1));
   HashValue* loaded = nullptr;
-  ASSERT_EQ(LoadHash(rdb::kTypeHashMetadata, reader, {}, 7, memory_, &loaded),
-            LoadStatus::kLoaded);
+  ASSERT_EQ(LoadHash(rdb::kTypeHashMetadata, reader, {}, 7, memory_, &loaded), LoadStatus::kLoaded);
   hashes_.push_back(loaded);
   EXPECT_EQ(PairsOf(*loaded), (Pairs{{"a", "1"}, {"b", "2"}}));
   EXPECT_EQ(loaded->FieldExpireAt("a"), HashValue::kNoFieldTtl);
