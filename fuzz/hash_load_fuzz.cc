@@ -1,7 +1,8 @@
 // The hash loader (RESTORE's and, next, RDB loading's): arbitrary bytes read as an RDB hash value.
-// Input: byte 0 picks the type (0 RDB_TYPE_HASH, 1 _ZIPMAP, 2 _ZIPLIST, 3 _LISTPACK, by its low
-// two bits), byte 1 the hash-max-listpack-entries (0..255), byte 2 the hash-max-listpack-value
-// (0..255), byte 3 a memory limit in KiB (0: none), the rest the value.
+// Input: byte 0 picks the type (0 RDB_TYPE_HASH, 1 _ZIPMAP, 2 _ZIPLIST, 3 _LISTPACK, and Redis
+// 7.4's hashes with field TTLs: 4 _METADATA_PRE_GA, 5 _LISTPACK_EX_PRE_GA, 6 _METADATA,
+// 7 _LISTPACK_EX, by its low three bits), byte 1 the hash-max-listpack-entries (0..255), byte 2 the
+// hash-max-listpack-value (0..255), byte 3 a memory limit in KiB (0: none), the rest the value.
 // Properties: no crash and no read past the input; a loaded hash is valid, not empty, within its
 // encoding's rules (a listpack within both limits), and loads again from its own serialisation
 // with the same pairs; every byte allocated is given back, including on refusal.
@@ -37,14 +38,16 @@ std::string SerialisePlain(const HashValue& hash) {
   return out;
 }
 
-constexpr uint8_t kTypes[] = {rdb::kTypeHash, rdb::kTypeHashZipmap, rdb::kTypeHashZiplist,
-                              rdb::kTypeHashListpack};
+constexpr uint8_t kTypes[] = {
+    rdb::kTypeHash,         rdb::kTypeHashZipmap,        rdb::kTypeHashZiplist,
+    rdb::kTypeHashListpack, rdb::kTypeHashMetadataPreGa, rdb::kTypeHashListpackExPreGa,
+    rdb::kTypeHashMetadata, rdb::kTypeHashListpackEx};
 
 }  // namespace
 
 void HashLoadOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return;
-  const uint8_t type = kTypes[data[0] & 3];
+  const uint8_t type = kTypes[data[0] & 7];
   const HashLimits limits = {.listpack_entries = data[1], .listpack_value = data[2]};
   sim::SimMemory resource;
   if (data[3] != 0) resource.set_limit_bytes(size_t{data[3]} * 1024);

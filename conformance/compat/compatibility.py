@@ -274,8 +274,9 @@ def render_table(rows, keel_docs=()):
     newer = sorted(name for name in keel_docs if name in generators.NEWER_THAN_REFERENCE)
     if newer:
         out += ["## Beyond Redis 7.0", "",
-                "Commands Keel has from later Redis versions, built to those versions' "
-                "documentation (the 7.0 reference server cannot check them; their unit tests do): "
+                "Commands Keel has from later Redis versions (ahead of Redis 7.0), built to those "
+                "versions' documentation (the 7.0 reference server cannot check them; their unit "
+                "tests do): "
                 + ", ".join(display(name) for name in newer) + ".", ""]
     return "\n".join(out)
 

@@ -134,7 +134,7 @@ bool WritePairs(CommandContext& context, HashValue** hash, const PairArgs& pairs
 // them (announced as `event` with `changes` dirty), an existing one changed in place. False
 // after replying (WRONGTYPE or OOM).
 bool WriteHash(CommandContext& context, const PairArgs& pairs, KeyEvent event, uint64_t changes,
-               size_t* created) {
+               size_t* created, bool keep_ttl = false) {
   const int db = context.db_index();
   const std::string_view key = context.arg(1);
   const uint64_t key_hash = context.keyspace.Hash(db, key);
@@ -161,11 +161,24 @@ bool WriteHash(CommandContext& context, const PairArgs& pairs, KeyEvent event, u
     context.reply.Error(errors::kOom);
     return false;
   }
+  // HSET gives a field a value without a TTL (removing one never allocates).
+  if (!keep_ttl && hash->has_field_ttls()) {
+    for (size_t i = 0; i < pairs.count(); i++) hash->PersistField(pairs.field(i), memory);
+  }
   SetEntryObject(*entry, hash);
   entry->set_encoding(HashEncodingOf(*hash));
   context.keyspace.KeyChanged(db, key, event, changes);
   return true;
 }
+
+}  // namespace
+
+bool WriteHashPairs(CommandContext& context, size_t first, KeyEvent event, uint64_t changes,
+                    bool keep_ttl, size_t* created) {
+  return WriteHash(context, PairArgs{context, first}, event, changes, created, keep_ttl);
+}
+
+namespace {
 
 // HSET key field value [field value ...] and HMSET (the same, replying OK).
 void CmdHset(CommandContext& context) {
@@ -175,6 +188,7 @@ void CmdHset(CommandContext& context) {
     context.reply.Error("ERR wrong number of arguments for '" + name + "' command");
     return;
   }
+  ReclaimExpiredFields(context, context.arg(1));
   const PairArgs pairs{context, 2};
   size_t created = 0;
   if (!WriteHash(context, pairs, hash_events::kHset, pairs.count(), &created)) return;
@@ -188,6 +202,7 @@ void CmdHset(CommandContext& context) {
 // HSETNX key field value: an existing field answers 0 and changes nothing (a missing key is
 // still created by Redis's lookup only when the field is written, so nothing is left behind).
 void CmdHsetnx(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   const Entry* entry = context.keyspace.LookupWrite(context.db_index(), context.arg(1));
   if (entry != nullptr && entry->type() != ValueType::kHash) {
     context.reply.Error(errors::kWrongType);
@@ -203,6 +218,7 @@ void CmdHsetnx(CommandContext& context) {
 }
 
 void CmdHget(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   const HashValue* hash = nullptr;
   if (!LookupHash(context, context.arg(1), &hash)) return;
   std::string_view value;
@@ -215,6 +231,7 @@ void CmdHget(CommandContext& context) {
 
 // HMGET: a missing key is an empty hash (nulls), not an empty reply.
 void CmdHmget(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   const HashValue* hash = nullptr;
   if (!LookupHash(context, context.arg(1), &hash)) return;
   context.reply.ArrayHeader(context.argc() - 2);
@@ -230,6 +247,7 @@ void CmdHmget(CommandContext& context) {
 
 // HDEL key field [field ...]: stops at the field that empties the hash, as Redis does.
 void CmdHdel(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   const int db = context.db_index();
   const std::string_view key = context.arg(1);
   const uint64_t key_hash = context.keyspace.Hash(db, key);
@@ -255,12 +273,14 @@ void CmdHdel(CommandContext& context) {
 }
 
 void CmdHlen(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   const HashValue* hash = nullptr;
   if (!LookupHash(context, context.arg(1), &hash)) return;
   context.reply.Integer(hash == nullptr ? 0 : static_cast<int64_t>(hash->size()));
 }
 
 void CmdHstrlen(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   const HashValue* hash = nullptr;
   if (!LookupHash(context, context.arg(1), &hash)) return;
   std::string_view value;
@@ -269,6 +289,7 @@ void CmdHstrlen(CommandContext& context) {
 }
 
 void CmdHexists(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   const HashValue* hash = nullptr;
   if (!LookupHash(context, context.arg(1), &hash)) return;
   context.reply.Integer(hash != nullptr && hash->Contains(context.arg(2)) ? 1 : 0);
@@ -279,6 +300,7 @@ void CmdHexists(CommandContext& context) {
 enum class Parts : uint8_t { kFields, kValues, kBoth };
 
 void ReplyAll(CommandContext& context, Parts parts) {
+  ReclaimExpiredFields(context, context.arg(1));
   const HashValue* hash = nullptr;
   if (!LookupHash(context, context.arg(1), &hash)) return;
   const size_t size = hash == nullptr ? 0 : hash->size();
@@ -355,6 +377,7 @@ bool StoreCounterField(CommandContext& context, std::string_view text, KeyEvent 
 
 // HINCRBY key field increment
 void CmdHincrby(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   int64_t increment = 0;
   if (!ParseStrictInt64(context.arg(3), &increment)) {
     context.reply.Error(errors::kNotInteger);
@@ -383,6 +406,7 @@ void CmdHincrby(CommandContext& context) {
 // HINCRBYFLOAT key field increment, in long double as Redis computes it; propagated as HSET of
 // the value it produced, so that a replica's floating point cannot differ.
 void CmdHincrbyfloat(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   long double increment = 0;
   if (!ParseLongDouble(context.arg(3), &increment)) {
     context.reply.Error(kNotFloat);
@@ -408,7 +432,18 @@ void CmdHincrbyfloat(CommandContext& context) {
   char text[kLongDoubleTextMax];
   const std::string_view result(text, FormatLongDoubleHuman(value, text));
   if (!StoreCounterField(context, result, hash_events::kHincrbyfloat)) return;
-  context.PropagateAs({"HSET", context.arg(1), context.arg(2), result});
+  // A field with a TTL keeps it: replayed as HSETEX ... KEEPTTL (Redis 8.0 always does so;
+  // Redis 7.0's HSET is kept for the fields that have none).
+  const Entry* written =
+      context.keyspace.Peek(context.db_index(), context.arg(1),
+                            context.keyspace.Hash(context.db_index(), context.arg(1)));
+  if (written != nullptr &&
+      HashOf(*written).FieldExpireAt(context.arg(2)) != HashValue::kNoFieldTtl) {
+    context.PropagateAs(
+        {"HSETEX", context.arg(1), "KEEPTTL", "FIELDS", "1", context.arg(2), result});
+  } else {
+    context.PropagateAs({"HSET", context.arg(1), context.arg(2), result});
+  }
   context.reply.Bulk(result);
 }
 
@@ -585,6 +620,7 @@ constexpr CommandDef kHashCommands[] = {
 void RegisterHashCommands(Registry& registry) {
   registry.Add(kHashCommands);
   RegisterHashRandomCommands(registry);
+  RegisterHashTtlCommands(registry);
 }
 
 }  // namespace keel

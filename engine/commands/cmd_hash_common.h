@@ -19,6 +19,8 @@ inline constexpr KeyEvent kHset{kNotifyHash, "hset"};
 inline constexpr KeyEvent kHdel{kNotifyHash, "hdel"};
 inline constexpr KeyEvent kHincrby{kNotifyHash, "hincrby"};
 inline constexpr KeyEvent kHincrbyfloat{kNotifyHash, "hincrbyfloat"};
+inline constexpr KeyEvent kHexpire{kNotifyHash, "hexpire"};
+inline constexpr KeyEvent kHpersist{kNotifyHash, "hpersist"};
 }  // namespace hash_events
 
 inline const HashValue& HashOf(const Entry& entry) {
@@ -51,5 +53,18 @@ inline bool LookupHash(CommandContext& context, std::string_view key, const Hash
 }
 
 void RegisterHashRandomCommands(Registry& registry);  // HRANDFIELD, HSCAN
+void RegisterHashTtlCommands(Registry& registry);     // the field expiry commands
+
+// Lazy field expiry (cmd_hash_ttl.cc): before a hash command reads or writes `key`, the fields
+// of its hash whose TTL passed are deleted (Keyspace::ExpireHashFields), so that no command sees
+// them. Costs a lookup and a comparison for a hash without field TTLs.
+void ReclaimExpiredFields(CommandContext& context, std::string_view key);
+
+// HSET's write (cmd_hash.cc): the pairs args[first], args[first + 1], ... to the end into args[1],
+// created when missing, all or nothing; `event` announced with `changes` changes. Unless
+// `keep_ttl`, each field written loses its TTL (HSET's rule). False after replying (WRONGTYPE or
+// OOM); *created counts the new fields.
+bool WriteHashPairs(CommandContext& context, size_t first, KeyEvent event, uint64_t changes,
+                    bool keep_ttl, size_t* created);
 
 }  // namespace keel

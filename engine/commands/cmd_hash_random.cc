@@ -95,6 +95,7 @@ void RandomFieldsWithCount(CommandContext& context, const HashValue& hash, int64
 
 // HRANDFIELD key [count [WITHVALUES]]
 void CmdHrandfield(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   if (context.argc() >= 3) {
     int64_t count = 0;
     // The count is read before the key, so its errors come first.
@@ -135,6 +136,7 @@ void CmdHrandfield(CommandContext& context) {
 // pairs were collected (before MATCH filters them), its end, or 10 * COUNT steps, as
 // scanGenericCommand walks a dict. MATCH tests the field; the value comes with it.
 void CmdHscan(CommandContext& context) {
+  ReclaimExpiredFields(context, context.arg(1));
   uint64_t cursor = 0;
   if (!ParseScanCursor(context.arg(2), &cursor)) {
     context.reply.Error("ERR invalid cursor");

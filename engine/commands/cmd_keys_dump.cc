@@ -16,7 +16,13 @@
 namespace keel {
 namespace {
 
-void AppendFooter(std::string* payload) { rdb::AppendPayloadFooter(payload); }
+// A hash with field TTLs is written in Redis 7.4's types, so its payload says RDB 12.
+void AppendFooter(std::string* payload) {
+  const bool field_ttls =
+      !payload->empty() && (static_cast<uint8_t>((*payload)[0]) == rdb::kTypeHashMetadata ||
+                            static_cast<uint8_t>((*payload)[0]) == rdb::kTypeHashListpackEx);
+  rdb::AppendPayloadFooter(payload, field_ttls ? rdb::kVersionFieldExpiry : rdb::kVersion);
+}
 
 bool PayloadIsValid(const CommandContext& context, std::string_view payload) {
   return rdb::PayloadFooterValid(payload, !context.skip_checksum_validation());

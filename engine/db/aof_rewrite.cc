@@ -127,6 +127,16 @@ void WriteHash(std::string* out, const Entry& entry) {
   // A listpack hash in insertion order, so the replayed one keeps its order.
   hash.ForEach([&](std::string_view field, std::string_view value) { batch.Add(field, value); });
   batch.Finish();
+  // Field TTLs as Redis 7.4's rewriteHashObject gives them: HPEXPIREAT per field, absolute.
+  hash.ForEachFieldTtl([&](std::string_view field, int64_t when) {
+    AppendCount(out, '*', 6);
+    AppendBulk(out, "HPEXPIREAT");
+    AppendBulk(out, entry.key());
+    AppendBulkInt(out, when);
+    AppendBulk(out, "FIELDS");
+    AppendBulk(out, "1");
+    AppendBulk(out, field);
+  });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "engine/base/assert.h"
 #include "engine/base/hash.h"
+#include "engine/db/types/hash.h"
 
 namespace keel {
 namespace {
@@ -346,8 +347,46 @@ bool Database::Erase(std::string_view key, uint64_t hash, EraseMode mode) {
   return true;
 }
 
+bool Database::NoteFieldExpiry(std::string_view key) {
+  if (field_expiry_keys_ == nullptr) {
+    field_expiry_keys_ = HashValue::Create(memory_, hash_seed_);
+    if (field_expiry_keys_ == nullptr) return false;
+  }
+  if (field_expiry_keys_->is_listpack() && field_expiry_keys_->size() >= 128 &&
+      !field_expiry_keys_->ConvertToHashtable(256, memory_)) {
+    return false;
+  }
+  return field_expiry_keys_->Set(key, {}, memory_) != HashValue::SetOutcome::kOutOfMemory;
+}
+
+void Database::ForgetFieldExpiry(std::string_view key) {
+  if (field_expiry_keys_ == nullptr) return;
+  field_expiry_keys_->Remove(key, memory_);
+  if (field_expiry_keys_->size() == 0) {
+    HashValue::Destroy(field_expiry_keys_, memory_);
+    field_expiry_keys_ = nullptr;
+  }
+}
+
+size_t Database::field_expiry_key_count() const {
+  return field_expiry_keys_ == nullptr ? 0 : field_expiry_keys_->size();
+}
+
+void Database::NextFieldExpiryKeys(size_t count, std::vector<std::string>* keys) {
+  if (field_expiry_keys_ == nullptr) {
+    field_expiry_cursor_ = 0;
+    return;
+  }
+  field_expiry_cursor_ = field_expiry_keys_->Scan(
+      field_expiry_cursor_, count,
+      [&](std::string_view key, std::string_view) { keys->emplace_back(key); });
+}
+
 void Database::Clear() {
   last_found_ = nullptr;
+  HashValue::Destroy(field_expiry_keys_, memory_);
+  field_expiry_keys_ = nullptr;
+  field_expiry_cursor_ = 0;
   ForEach([this](Entry& entry) {
     if (const ValueOps* ops = OpsFor(entry.type()); ops != nullptr) ops->destroy(entry, memory_);
     slab_.Deallocate(&entry, entry.allocation_bytes());

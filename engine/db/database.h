@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,8 @@
 #include "engine/env/memory.h"
 
 namespace keel {
+
+class HashValue;
 
 // The keyspace's notion of "now" for access tracking, shared by an engine's databases and
 // updated by the engine once per command (Redis's LRU clock and its LFU settings).
@@ -137,6 +140,17 @@ class Database {
   // Removes every key and gives the memory back.
   void Clear();
 
+  // Keys whose hash has field TTLs (Redis 7.4's db->hexpires), for the active expiry cycle to
+  // visit: a set of names kept as a HashValue (so its memory is accounted). A name stays until
+  // the cycle finds it stale (deleted, renamed, retyped, or without TTLs left). False when memory
+  // is refused: the hash's fields then expire only when a command touches it.
+  bool NoteFieldExpiry(std::string_view key);
+  void ForgetFieldExpiry(std::string_view key);
+  size_t field_expiry_key_count() const;
+  // Up to about `count` names from the set, continuing where the last call stopped (a round
+  // over the set starts again once it ends).
+  void NextFieldExpiryKeys(size_t count, std::vector<std::string>* keys);
+
   size_t size() const;
   size_t expires_count() const { return volatile_.size(); }
 
@@ -207,6 +221,8 @@ class Database {
   uint64_t boundary_ = 0;           // while resizing: hashes below it live in next_
   size_t migrated_slot_ = 0;        // while resizing: main_'s slots below it are moved
   std::vector<Entry*> volatile_;    // entries with an expiry (each knows its index)
+  HashValue* field_expiry_keys_ = nullptr;  // see NoteFieldExpiry
+  uint64_t field_expiry_cursor_ = 0;
   // The last entry Find returned: a command that looks a key up and then writes it (SET, INCR,
   // APPEND, ...) finds it again without probing. Cleared when that entry is freed.
   Entry* last_found_ = nullptr;

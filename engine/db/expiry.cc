@@ -15,6 +15,10 @@ constexpr int64_t kSlowTimePercent = 25;
 // Rounds in one database per cycle: a bound that holds even when time does not move (the
 // simulator's clock stands still during a cycle).
 constexpr int kRoundsPerDatabaseMax = 16;
+// Hash field expiry per database and cycle: hashes visited, and fields expired at most (Redis
+// 7.4 bounds the fields, ACTIVE_EXPIRE_CYCLE_FIELDS_QUOTA).
+constexpr size_t kFieldHashesPerCycle = 64;
+constexpr size_t kFieldsPerCycle = 10000;
 
 }  // namespace
 
@@ -29,6 +33,8 @@ ExpiryCycleReport ActiveExpireCycle(Keyspace& keyspace, Clock& clock, int64_t no
   const int64_t time_budget_us = 1000000 * (kSlowTimePercent + 2 * effort) / hz / 100;
   const int64_t start_us = clock.MonotonicUs();
   for (int index = 0; index < keyspace.database_count(); index++) {
+    report.expired_fields +=
+        keyspace.ActiveExpireHashFields(index, kFieldHashesPerCycle, kFieldsPerCycle, now_ms);
     const Database& db = keyspace.database(index);
     for (int round = 0; round < kRoundsPerDatabaseMax && db.expires_count() > 0; round++) {
       uint64_t expired = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/db/types/hash.h"
+
 namespace keel {
 namespace {
 
@@ -170,6 +172,7 @@ Database::SetOutcome Keyspace::RestoreObject(int db, std::string_view key, uint6
       database.SetObject(key, hash, type, encoding, object, expire_at_ms);
   if (outcome == Database::SetOutcome::kOutOfMemory) return outcome;
   database.Find(key, hash)->set_access_clock(access_clock);
+  if (type == ValueType::kHash) NoteIfFieldTtls(db, key);
   Changed(db, key, events::kRestore, true);
   return outcome;
 }
@@ -272,6 +275,7 @@ bool Keyspace::Rename(int db, std::string_view from, uint64_t from_hash, std::st
     return false;
   }
   database.Erase(from, from_hash, Database::EraseMode::kKeepValue);
+  NoteIfFieldTtls(db, to);
   // Redis deletes the target and adds the key anew: "new" whether or not the target existed.
   dirty_++;
   for (KeyspaceObserver* observer : observers_) {
@@ -293,6 +297,7 @@ bool Keyspace::Copy(int source_db, const Entry& source, int target_db, std::stri
   if (copy->encoding() == ObjectEncoding::kIntShared) copy->set_encoding(ObjectEncoding::kInt);
   copy->set_access_clock(access_clock_.Initial());
   (void)source_db;
+  NoteIfFieldTtls(target_db, to);
   // Redis deletes the target (REPLACE) and adds the copy anew: "new" in either case.
   Changed(target_db, to, events::kCopyTo, true);
   return true;
@@ -310,6 +315,7 @@ bool Keyspace::Move(int source_db, std::string_view key, uint64_t source_hash, i
     return false;
   }
   // `key` may be a view of the source entry's bytes: announce before the source goes.
+  NoteIfFieldTtls(target_db, key);
   dirty_++;
   for (KeyspaceObserver* observer : observers_) {
     observer->KeyTouched(source_db, key);
@@ -381,6 +387,68 @@ void Keyspace::DeleteExpired(int db, std::string_view key, uint64_t hash) {
   Announce(db, events::kExpired, key);
   PropagateDeletion(db, key, settings_.lazyfree_lazy_expire);
   EraseAndTouch(observers_, database, db, key, hash);
+}
+
+size_t Keyspace::ExpireHashFields(int db, std::string_view key, uint64_t hash, size_t max,
+                                  int64_t now_ms) {
+  if (!decides_expiry_ || writes_paused_) return 0;
+  Database& database = mutable_database(db);
+  Entry* entry = database.Find(key, hash);
+  if (entry == nullptr || entry->type() != ValueType::kHash) return 0;
+  auto& value = *static_cast<HashValue*>(EntryObject(*entry));
+  if (value.min_field_expire() >= now_ms) return 0;
+  const std::string name(key);  // `key` may view the entry
+  BeforeChange(db, name, hash);
+  const size_t expired = value.ExpireFields(now_ms, max, memory_, [&](std::string_view field) {
+    propagation_.Add(db, {"HDEL", name, field});
+  });
+  if (expired == 0) return 0;
+  stats_.expired_subkeys += expired;
+  Announce(db, events::kHexpired, name);
+  if (value.size() == 0) {
+    database.ForgetFieldExpiry(name);
+    Announce(db, events::kDel, name);
+    EraseAndTouch(observers_, database, db, name, hash);  // `value` is gone after this
+    return expired;
+  }
+  if (!value.has_field_ttls()) database.ForgetFieldExpiry(name);
+  for (KeyspaceObserver* observer : observers_) observer->KeyTouched(db, name);
+  return expired;
+}
+
+void Keyspace::NoteFieldExpiry(int db, std::string_view key) {
+  (void)mutable_database(db).NoteFieldExpiry(key);
+}
+
+size_t Keyspace::ActiveExpireHashFields(int db, size_t keys, size_t fields_quota, int64_t now_ms) {
+  Database& database = mutable_database(db);
+  if (database.field_expiry_key_count() == 0 || !decides_expiry_ || writes_paused_) return 0;
+  std::vector<std::string> names;
+  database.NextFieldExpiryKeys(keys, &names);
+  size_t expired = 0;
+  for (const std::string& name : names) {
+    if (expired >= fields_quota) break;
+    const uint64_t hash = database.Hash(name);
+    const Entry* entry = database.Find(name, hash);
+    if (entry == nullptr || entry->type() != ValueType::kHash ||
+        !static_cast<const HashValue*>(EntryObject(*entry))->has_field_ttls()) {
+      database.ForgetFieldExpiry(name);
+      continue;
+    }
+    // A key past its own expiry goes as a key, through the usual path.
+    if (IsExpired(*entry, now_ms)) continue;
+    expired += ExpireHashFields(db, name, hash, fields_quota - expired, now_ms);
+  }
+  return expired;
+}
+
+void Keyspace::NoteIfFieldTtls(int db, std::string_view key) {
+  Database& database = mutable_database(db);
+  const Entry* entry = database.Find(key);
+  if (entry != nullptr && entry->type() == ValueType::kHash &&
+      static_cast<const HashValue*>(EntryObject(*entry))->has_field_ttls()) {
+    (void)database.NoteFieldExpiry(key);
+  }
 }
 
 void Keyspace::Evict(int db, std::string_view key) {

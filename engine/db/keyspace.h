@@ -66,6 +66,7 @@ struct KeyspaceStats {
   uint64_t keyspace_misses = 0;
   uint64_t expired_keys = 0;
   uint64_t evicted_keys = 0;
+  uint64_t expired_subkeys = 0;  // hash fields past their TTL (Redis 7.4)
 };
 
 enum LookupFlag : uint8_t {
@@ -307,6 +308,23 @@ class Keyspace {
   // lookups, and the active expiry cycle): counts expired_keys, announces "expired", propagates
   // DEL (UNLINK with lazyfree-lazy-expire). Not a change for the dirty counter, as in Redis.
   void DeleteExpired(int db, std::string_view key, uint64_t hash);
+  // The one place where hash fields are deleted because their TTL passed (lazily, before a hash
+  // command reads or writes `key`, and by the active cycle): removes up to `max` fields of the
+  // hash `key` whose time is before the command time, propagating HDEL key field for each and
+  // announcing "hexpired" (and "del" when the hash is left empty, which deletes it). Counts no
+  // change, as Redis. Nothing while expiry is decided elsewhere or writes are paused. Returns the
+  // fields removed.
+  size_t ExpireHashFields(int db, std::string_view key, uint64_t hash, size_t max) {
+    return ExpireHashFields(db, key, hash, max, command_time_ms_);
+  }
+  // The same deciding at `now_ms` (the active cycle's time).
+  size_t ExpireHashFields(int db, std::string_view key, uint64_t hash, size_t max, int64_t now_ms);
+  // Lists `key` (a hash that has field TTLs) for the active cycle (Database::NoteFieldExpiry).
+  void NoteFieldExpiry(int db, std::string_view key);
+  // The active cycle's step for hash fields in `db`: visits up to `keys` listed hashes, expiring
+  // at most `fields_quota` fields in all, and drops the names found stale. Returns the fields
+  // expired.
+  size_t ActiveExpireHashFields(int db, size_t keys, size_t fields_quota, int64_t now_ms);
   // The one place where eviction deletes a key: evicted_keys, DEL (or UNLINK), then "evicted"
   // once it is gone. `key` must not point into the entry (the evictor passes its own copy).
   void Evict(int db, std::string_view key);
@@ -362,6 +380,9 @@ class Keyspace {
     if (!quiet_ && !observers_.empty()) AnnounceWrite(db, key, event, created);
   }
   void Announce(int db, KeyEvent event, std::string_view key);
+  // After a value arrived at `key` whole (RESTORE, RENAME, COPY, MOVE, a new object): lists it
+  // for the active cycle when it is a hash with field TTLs.
+  void NoteIfFieldTtls(int db, std::string_view key);
   void PropagateDeletion(int db, std::string_view key, bool lazy);
 
   MemoryAccountant& memory_;

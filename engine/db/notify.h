@@ -69,6 +69,8 @@ inline constexpr KeyEvent kMoveTo{kNotifyGeneric, "move_to"};
 inline constexpr KeyEvent kCopyTo{kNotifyGeneric, "copy_to"};
 inline constexpr KeyEvent kRestore{kNotifyGeneric, "restore"};
 inline constexpr KeyEvent kExpired{kNotifyExpired, "expired"};
+// Hash fields past their TTL (class h, as Redis 7.4 announces them).
+inline constexpr KeyEvent kHexpired{kNotifyHash, "hexpired"};
 inline constexpr KeyEvent kEvicted{kNotifyEvicted, "evicted"};
 inline constexpr KeyEvent kNew{kNotifyNew, "new"};
 inline constexpr KeyEvent kKeyMiss{kNotifyKeyMiss, "keymiss"};

@@ -26,7 +26,7 @@ RdbWriter::RdbWriter(const RdbWriteOptions& options) : options_(options) {}
 
 void RdbWriter::Begin() {
   char magic[16];
-  std::snprintf(magic, sizeof(magic), "REDIS%04d", static_cast<int>(rdb::kVersion));
+  std::snprintf(magic, sizeof(magic), "REDIS%04d", static_cast<int>(options_.version));
   out_.append(magic);
   // rdbSaveInfoAuxFields, in its order.
   Aux("redis-ver", options_.redis_version);
@@ -111,8 +111,23 @@ std::string RdbWriter::TakeBytes() {
   return bytes;
 }
 
+namespace {
+
+// The options with the version a file of `keyspace` needs: 12 once a hash has field TTLs.
+RdbWriteOptions VersionFor(const Keyspace& keyspace, const RdbWriteOptions& options) {
+  RdbWriteOptions versioned = options;
+  for (int db = 0; db < keyspace.database_count(); db++) {
+    if (keyspace.database(db).field_expiry_key_count() > 0) {
+      versioned.version = rdb::kVersionFieldExpiry;
+    }
+  }
+  return versioned;
+}
+
+}  // namespace
+
 RdbSnapshotWriter::RdbSnapshotWriter(const Keyspace& keyspace, const RdbWriteOptions& options)
-    : writer_(options) {
+    : writer_(VersionFor(keyspace, options)) {
   for (int db = 0; db < keyspace.database_count(); db++) {
     const Database& database = keyspace.database(db);
     sizes_.push_back({database.size(), database.expires_count()});

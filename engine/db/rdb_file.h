@@ -54,6 +54,9 @@ std::string ReadFunctionLibrary(Reader& reader, uint8_t opcode, std::string* cod
 
 // What the writer puts in the header and how it encodes keys.
 struct RdbWriteOptions {
+  // The version the header says: Redis 7.0's, or Redis 7.4's (12) when a hash has field TTLs
+  // (RdbSnapshotWriter decides), which Redis 7.0 cannot load.
+  uint16_t version = rdb::kVersion;
   bool compress = true;  // rdbcompression
   bool checksum = true;  // rdbchecksum: without it the trailer is 8 zero bytes, as in Redis
   // Under an LRU policy each key carries its idle seconds, under an LFU one its counter.

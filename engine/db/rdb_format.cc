@@ -188,9 +188,9 @@ bool Reader::ReadString(std::string* bytes, size_t size_max) {
   return true;
 }
 
-void AppendPayloadFooter(std::string* payload) {
-  payload->push_back(static_cast<char>(kVersion & 0xff));
-  payload->push_back(static_cast<char>(kVersion >> 8));
+void AppendPayloadFooter(std::string* payload, uint16_t version) {
+  payload->push_back(static_cast<char>(version & 0xff));
+  payload->push_back(static_cast<char>(version >> 8));
   const uint64_t crc = Crc64(0, payload->data(), payload->size());
   for (int i = 0; i < 8; i++) payload->push_back(static_cast<char>(crc >> (8 * i)));
 }
@@ -200,7 +200,7 @@ bool PayloadFooterValid(std::string_view payload, bool verify_checksum) {
   const auto* footer =
       reinterpret_cast<const unsigned char*>(payload.data() + payload.size() - kPayloadFooterBytes);
   const auto version = static_cast<uint16_t>(footer[0] | footer[1] << 8);
-  if (version > kVersion) return false;
+  if (version > kVersionFieldExpiry) return false;
   if (!verify_checksum) return true;
   uint64_t crc = 0;
   for (int i = 0; i < 8; i++) crc |= static_cast<uint64_t>(footer[2 + i]) << (8 * i);

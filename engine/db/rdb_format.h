@@ -13,6 +13,9 @@ namespace keel::rdb {
 
 // RDB_VERSION of Redis 7.0: DUMP payloads carry it, and RESTORE refuses a newer one.
 inline constexpr uint16_t kVersion = 10;
+// RDB_VERSION of Redis 7.4 and 8.0: what a payload or file holding a hash with field TTLs (the
+// types below) says it is. Redis 7.0 refuses it ("DUMP payload version or checksum are wrong").
+inline constexpr uint16_t kVersionFieldExpiry = 12;
 
 // Type bytes (RDB_TYPE_*).
 inline constexpr uint8_t kTypeString = 0;
@@ -27,6 +30,11 @@ inline constexpr uint8_t kTypeSetIntset = 11;       // one intset
 inline constexpr uint8_t kTypeListQuicklist = 14;   // ziplist nodes (Redis 3.2 to 6.2)
 inline constexpr uint8_t kTypeListQuicklist2 = 18;  // listpack nodes (Redis 7.0)
 inline constexpr uint8_t kTypeSetListpack = 20;     // one listpack (Redis 7.2; loaded only)
+// Hashes with field TTLs (Redis 7.4): the pre-GA forms are loaded only.
+inline constexpr uint8_t kTypeHashMetadataPreGa = 22;    // count, then (ttl, field, value)...
+inline constexpr uint8_t kTypeHashListpackExPreGa = 23;  // listpack of field, value, ttl...
+inline constexpr uint8_t kTypeHashMetadata = 24;    // min ttl, count, (ttl - min + 1, field, value)
+inline constexpr uint8_t kTypeHashListpackEx = 25;  // min ttl, listpack of field, value, ttl...
 
 // Appends rdbSaveLen's encoding of `length`: 6, 14, 32 or 64 bits.
 void WriteLength(std::string* out, uint64_t length);
@@ -39,7 +47,7 @@ void WriteString(std::string* out, std::string_view bytes, bool compress);
 // DUMP and FUNCTION DUMP payloads end with the RDB version (2 bytes) and a CRC-64 of everything
 // before it (8 bytes), both little-endian.
 inline constexpr size_t kPayloadFooterBytes = 10;
-void AppendPayloadFooter(std::string* payload);
+void AppendPayloadFooter(std::string* payload, uint16_t version = kVersion);
 // Redis's verifyDumpPayload: a version this server can read and, when `verify_checksum` (DEBUG
 // SET-SKIP-CHECKSUM-VALIDATION turns it off), a matching checksum.
 bool PayloadFooterValid(std::string_view payload, bool verify_checksum);

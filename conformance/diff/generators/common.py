@@ -22,7 +22,13 @@ PAST_UNIX_S = [1, 1000000000]
 FUTURE_UNIX_S = [4102444800, 32503680000]  # 2100-01-01, 3000-01-01
 # Commands Keel has from Redis versions after the 7.0 reference, which the reference server
 # does not know: never named in another command's arguments (COMMAND INFO, GETKEYS, ...).
-NEWER_THAN_REFERENCE = {"client|no-touch"}
+NEWER_THAN_REFERENCE = {
+    "client|no-touch",
+    # Hash field expiry (Redis 7.4) and HGETEX, HSETEX, HGETDEL (Redis 8.0): checked by
+    # engine/commands/cmd_hash_ttl_test.cc against the documented replies.
+    "hexpire", "hpexpire", "hexpireat", "hpexpireat", "httl", "hpttl", "hexpiretime",
+    "hpexpiretime", "hpersist", "hgetex", "hsetex", "hgetdel",
+}
 
 
 class Gen:

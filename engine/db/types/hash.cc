@@ -139,6 +139,7 @@ HashValue* HashValue::CreateHashtable(MemoryAccountant& memory, uint64_t hash_se
 
 void HashValue::Destroy(HashValue* hash, MemoryAccountant& memory) {
   if (hash == nullptr) return;
+  hash->DropTtls(memory);
   if (hash->arena_ != nullptr) {
     memory.Deallocate(hash->arena_, hash->arena_capacity_, MemoryUse::kKeyspace);
   }
@@ -150,9 +151,20 @@ void HashValue::Destroy(HashValue* hash, MemoryAccountant& memory) {
 }
 
 HashValue* HashValue::Clone(const HashValue& hash, MemoryAccountant& memory) {
-  HashValue* copy = Create(memory, hash.hash_seed_);
+  HashValue* copy = Create(memory, hash.hash_seed());
   if (copy == nullptr) return nullptr;
   bool ok = true;
+  if (hash.has_ttls_) {
+    void* block = memory.Allocate(sizeof(FieldTtls), MemoryUse::kKeyspace);
+    HashValue* times = block == nullptr ? nullptr : Clone(*hash.ttls_->times, memory);
+    if (times == nullptr) {
+      if (block != nullptr) memory.Deallocate(block, sizeof(FieldTtls), MemoryUse::kKeyspace);
+      Destroy(copy, memory);
+      return nullptr;
+    }
+    copy->ttls_ = new (block) FieldTtls{hash.hash_seed(), times, hash.ttls_->min_expire};
+    copy->has_ttls_ = true;
+  }
   // The copy's arena keeps the offsets (dead records included), so the slots copy as they are.
   if (hash.arena_used_ > 0) {
     copy->arena_ = static_cast<char*>(memory.Allocate(hash.arena_used_, MemoryUse::kKeyspace));
@@ -242,6 +254,7 @@ size_t HashValue::longest_bytes() const {
 size_t HashValue::allocated_bytes() const {
   size_t bytes = sizeof(HashValue) + arena_capacity_;
   if (slots_ != nullptr) bytes += slot_count() * sizeof(uint64_t);
+  if (has_ttls_) bytes += sizeof(FieldTtls) + ttls_->times->allocated_bytes();
   return bytes;
 }
 
@@ -336,6 +349,7 @@ HashValue::SetOutcome HashValue::TableSet(std::string_view field, std::string_vi
 }
 
 bool HashValue::Remove(std::string_view field, MemoryAccountant& memory) {
+  if (has_ttls_) (void)PersistField(field, memory);
   if (slots_ == nullptr) {
     const size_t offset = ListpackFind(field);
     if (offset == SIZE_MAX) return false;
@@ -379,7 +393,7 @@ bool HashValue::ConvertToHashtable(size_t fields_hint, MemoryAccountant& memory)
 // The hashtable's index.
 
 uint64_t HashValue::HashOf(std::string_view field) const {
-  return HashBytes(field.data(), field.size(), hash_seed_);
+  return HashBytes(field.data(), field.size(), hash_seed());
 }
 
 int HashValue::BitsFor(size_t fields) {
@@ -510,10 +524,90 @@ bool HashValue::Rebuild(int bits, MemoryAccountant& memory) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Field expiry.
+
+int64_t HashValue::DecodeTime(std::string_view bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 8 && i < bytes.size(); i++) {
+    value |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  }
+  return static_cast<int64_t>(value);
+}
+
+size_t HashValue::field_ttl_count() const { return has_ttls_ ? ttls_->times->size() : 0; }
+
+int64_t HashValue::FieldExpireAt(std::string_view field) const {
+  if (!has_ttls_) return kNoFieldTtl;
+  std::string_view when;
+  if (!ttls_->times->Get(field, &when)) return kNoFieldTtl;
+  return DecodeTime(when);
+}
+
+bool HashValue::SetFieldExpireAt(std::string_view field, int64_t expire_at_ms,
+                                 MemoryAccountant& memory) {
+  KEEL_DASSERT(Contains(field) && expire_at_ms >= 0);
+  char bytes[8];
+  for (int i = 0; i < 8; i++)
+    bytes[i] = static_cast<char>(static_cast<uint64_t>(expire_at_ms) >> (8 * i));
+  bool created = false;
+  if (!has_ttls_) {
+    void* block = memory.Allocate(sizeof(FieldTtls), MemoryUse::kKeyspace);
+    if (block == nullptr) return false;
+    HashValue* times = Create(memory, hash_seed_);
+    if (times == nullptr) {
+      memory.Deallocate(block, sizeof(FieldTtls), MemoryUse::kKeyspace);
+      return false;
+    }
+    ttls_ = new (block) FieldTtls{hash_seed_, times, INT64_MAX};
+    has_ttls_ = true;
+    created = true;
+  }
+  if (ttls_->times->Set(field, std::string_view(bytes, 8), memory) == SetOutcome::kOutOfMemory) {
+    if (created) DropTtls(memory);
+    return false;
+  }
+  ttls_->min_expire = std::min(ttls_->min_expire, expire_at_ms);
+  return true;
+}
+
+bool HashValue::PersistField(std::string_view field, MemoryAccountant& memory) {
+  if (!has_ttls_ || !ttls_->times->Remove(field, memory)) return false;
+  if (ttls_->times->size() == 0) DropTtls(memory);
+  return true;
+}
+
+void HashValue::RecomputeMinExpire() {
+  int64_t earliest = INT64_MAX;
+  ForEachFieldTtl([&](std::string_view, int64_t when) { earliest = std::min(earliest, when); });
+  ttls_->min_expire = earliest;
+}
+
+void HashValue::DropTtls(MemoryAccountant& memory) {
+  if (!has_ttls_) return;
+  FieldTtls* ttls = ttls_;
+  Destroy(ttls->times, memory);
+  has_ttls_ = false;
+  hash_seed_ = ttls->hash_seed;
+  ttls->~FieldTtls();
+  memory.Deallocate(ttls, sizeof(FieldTtls), MemoryUse::kKeyspace);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Invariants.
 
 bool HashValue::CheckInvariants() const {
   if (arena_used_ > arena_capacity_) return false;
+  if (has_ttls_) {
+    const HashValue& times = *ttls_->times;
+    if (times.size() == 0 || times.has_ttls_ || !times.CheckInvariants()) return false;
+    bool known = true;
+    int64_t earliest = INT64_MAX;
+    ForEachFieldTtl([&](std::string_view field, int64_t when) {
+      known = known && Contains(field) && when >= 0;
+      earliest = std::min(earliest, when);
+    });
+    if (!known || ttls_->min_expire > earliest) return false;
+  }
   size_t counted = 0;
   if (slots_ == nullptr) {
     if (arena_dead_ != 0) return false;

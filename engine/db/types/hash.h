@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/base/rng.h"
 #include "engine/env/memory.h"
@@ -50,7 +51,33 @@ class HashValue {
 
   bool is_listpack() const { return slots_ == nullptr; }
   size_t size() const { return fields_; }
-  uint64_t hash_seed() const { return hash_seed_; }
+  uint64_t hash_seed() const { return has_ttls_ ? ttls_->hash_seed : hash_seed_; }
+
+  // --- Field expiry (Redis 7.4's hash field expiration) -----------------------------------
+  // A hash without field TTLs pays nothing for them: the seed word holds the hash seed. Once a
+  // field has a TTL the word points to a side table (the seed moves there) mapping each field
+  // with a TTL to its absolute expiry in milliseconds; it is freed with the last TTL.
+  static constexpr int64_t kNoFieldTtl = -1;
+  bool has_field_ttls() const { return has_ttls_; }
+  size_t field_ttl_count() const;
+  // The expiry of `field` (ms), or kNoFieldTtl (also for a missing field).
+  int64_t FieldExpireAt(std::string_view field) const;
+  // Gives the existing `field` the expiry `expire_at_ms` (>= 0). False when memory is refused
+  // (nothing changed).
+  bool SetFieldExpireAt(std::string_view field, int64_t expire_at_ms, MemoryAccountant& memory);
+  // Removes the TTL of `field`; returns whether it had one. Never fails.
+  bool PersistField(std::string_view field, MemoryAccountant& memory);
+  // A time at or before the earliest field expiry (INT64_MAX without TTLs): nothing expires
+  // before it. Exact after ExpireFields.
+  int64_t min_field_expire() const { return has_ttls_ ? ttls_->min_expire : INT64_MAX; }
+  // Removes up to `max` fields whose expiry is before `now_ms` (a field lives through its
+  // expiry millisecond, as a key does), calling on_expired(field) before each goes. Returns the
+  // fields removed. Removing never allocates.
+  template <typename OnExpired>
+  size_t ExpireFields(int64_t now_ms, size_t max, MemoryAccountant& memory, OnExpired&& on_expired);
+  // Visits (field, expire_at_ms) for every field with a TTL.
+  template <typename Visit>
+  void ForEachFieldTtl(Visit&& visit) const;
 
   // The value of `field` in *value (a view into the hash, valid until it changes).
   bool Get(std::string_view field, std::string_view* value) const;
@@ -136,14 +163,31 @@ class HashValue {
   size_t NextBoundary(size_t slot) const;
   static int BitsFor(size_t fields);
 
+  // The field TTL side table (see has_field_ttls): `times` maps a field to its expiry as 8
+  // little-endian bytes.
+  struct FieldTtls {
+    uint64_t hash_seed = 0;
+    HashValue* times = nullptr;
+    int64_t min_expire = INT64_MAX;
+  };
+  // Recomputes ttls_->min_expire exactly.
+  void RecomputeMinExpire();
+  // Frees the side table (its seed goes back to the header word).
+  void DropTtls(MemoryAccountant& memory);
+  static int64_t DecodeTime(std::string_view bytes);
+
   char* arena_ = nullptr;
   uint64_t* slots_ = nullptr;  // null: listpack encoding
-  uint64_t hash_seed_ = 0;
+  union {
+    uint64_t hash_seed_ = 0;  // without field TTLs
+    FieldTtls* ttls_;         // with them (tagged by has_ttls_)
+  };
   size_t arena_used_ = 0;
   size_t arena_capacity_ = 0;
   size_t arena_dead_ = 0;  // bytes of replaced or removed records (hashtable only)
   uint32_t fields_ = 0;
   uint8_t home_shift_ = 64;
+  bool has_ttls_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -152,6 +196,30 @@ class HashValue {
 namespace hash_internal {
 inline constexpr uint64_t kOffsetMask = (uint64_t{1} << 40) - 1;
 }  // namespace hash_internal
+
+template <typename Visit>
+void HashValue::ForEachFieldTtl(Visit&& visit) const {
+  if (!has_ttls_) return;
+  ttls_->times->ForEach(
+      [&](std::string_view field, std::string_view when) { visit(field, DecodeTime(when)); });
+}
+
+template <typename OnExpired>
+size_t HashValue::ExpireFields(int64_t now_ms, size_t max, MemoryAccountant& memory,
+                               OnExpired&& on_expired) {
+  if (!has_ttls_ || ttls_->min_expire >= now_ms || max == 0) return 0;
+  // The victims are copied out first: removing changes the arenas the walk reads.
+  std::vector<std::string> expired;
+  ttls_->times->ForEach([&](std::string_view field, std::string_view when) {
+    if (expired.size() < max && DecodeTime(when) < now_ms) expired.emplace_back(field);
+  });
+  for (const std::string& field : expired) {
+    on_expired(std::string_view(field));
+    Remove(field, memory);
+  }
+  if (has_ttls_) RecomputeMinExpire();
+  return expired.size();
+}
 
 template <typename Visit>
 void HashValue::ForEach(Visit&& visit) const {

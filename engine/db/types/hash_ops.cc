@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/base/numbers.h"
@@ -33,8 +34,12 @@ bool HashCopy(const Entry& from, Entry& to, MemoryAccountant& memory) {
 
 size_t HashExternalBytes(const Entry& entry) { return HashOf(entry).allocated_bytes(); }
 
+// A listpack with field TTLs is Redis 7.4's "listpackex" (Redis keeps that name after the last
+// TTL goes; Keel's listpack drops its TTL table then and says "listpack" again).
 std::string_view HashEncodingName(const Entry& entry) {
-  return ObjectEncodingName(HashEncodingOf(HashOf(entry)));
+  const HashValue& hash = HashOf(entry);
+  if (hash.is_listpack() && hash.has_field_ttls()) return "listpackex";
+  return ObjectEncodingName(HashEncodingOf(hash));
 }
 
 // The listpack Redis would hold for `hash`: field, value, ... in the hash's order, integers as
@@ -62,6 +67,27 @@ std::string ListpackOf(const HashValue& hash) {
 // as its field count and each field and value.
 void HashSerialise(const Entry& entry, const SerialiseOptions& options, std::string* out) {
   const HashValue& hash = HashOf(entry);
+  if (hash.has_field_ttls()) {
+    // Redis 7.4's RDB_TYPE_HASH_METADATA (either encoding: Redis writes a listpack as
+    // RDB_TYPE_HASH_LISTPACK_EX, and loads both): the earliest expiry (8 bytes), the count, then
+    // per field 0 (no TTL) or its expiry - earliest + 1, the field and the value.
+    int64_t earliest = INT64_MAX;
+    hash.ForEachFieldTtl(
+        [&](std::string_view, int64_t when) { earliest = std::min(earliest, when); });
+    out->push_back(static_cast<char>(rdb::kTypeHashMetadata));
+    for (int i = 0; i < 8; i++) {
+      out->push_back(static_cast<char>(static_cast<uint64_t>(earliest) >> (8 * i)));
+    }
+    rdb::WriteLength(out, hash.size());
+    hash.ForEach([&](std::string_view field, std::string_view value) {
+      const int64_t when = hash.FieldExpireAt(field);
+      rdb::WriteLength(
+          out, when == HashValue::kNoFieldTtl ? 0 : static_cast<uint64_t>(when - earliest) + 1);
+      rdb::WriteString(out, field, options.compress);
+      rdb::WriteString(out, value, options.compress);
+    });
+    return;
+  }
   if (hash.is_listpack()) {
     out->push_back(static_cast<char>(rdb::kTypeHashListpack));
     rdb::WriteString(out, ListpackOf(hash), options.compress);
@@ -318,13 +344,124 @@ ObjectEncoding HashEncodingOf(const HashValue& hash) {
 
 bool IsHashRdbType(uint8_t rdb_type) {
   return rdb_type == rdb::kTypeHash || rdb_type == rdb::kTypeHashZipmap ||
-         rdb_type == rdb::kTypeHashZiplist || rdb_type == rdb::kTypeHashListpack;
+         rdb_type == rdb::kTypeHashZiplist || rdb_type == rdb::kTypeHashListpack ||
+         (rdb_type >= rdb::kTypeHashMetadataPreGa && rdb_type <= rdb::kTypeHashListpackEx);
 }
+
+namespace {
+
+// Redis's EB_EXPIRE_TIME_MAX: a field expiry past it is corrupt.
+constexpr uint64_t kFieldExpireMax = (uint64_t{1} << 48) - 1;
+
+bool ReadMilliseconds(rdb::Reader& reader, uint64_t* ms) {
+  *ms = 0;
+  for (int i = 0; i < 8; i++) {
+    uint8_t byte = 0;
+    if (!reader.ReadByte(&byte)) return false;
+    *ms |= static_cast<uint64_t>(byte) << (8 * i);
+  }
+  return true;
+}
+
+// Gives the loaded hash its fields' TTLs; a field named twice or an invalid time is corrupt.
+LoadStatus AttachTtls(HashValue* hash, const std::vector<std::pair<std::string, uint64_t>>& ttls,
+                      MemoryAccountant& memory) {
+  for (const auto& [field, when] : ttls) {
+    if (when > kFieldExpireMax || !hash->Contains(field)) return LoadStatus::kCorrupt;
+    if (!hash->SetFieldExpireAt(field, static_cast<int64_t>(when), memory)) {
+      return LoadStatus::kOutOfMemory;
+    }
+  }
+  return LoadStatus::kLoaded;
+}
+
+// RDB_TYPE_HASH_METADATA and its pre-GA form (absolute times, no minimum first).
+LoadStatus LoadHashMetadata(uint8_t rdb_type, rdb::Reader& reader, const HashLimits& limits,
+                            uint64_t hash_seed, MemoryAccountant& memory, HashValue** out) {
+  uint64_t earliest = 0;
+  if (rdb_type == rdb::kTypeHashMetadata &&
+      (!ReadMilliseconds(reader, &earliest) || earliest > kFieldExpireMax + 1)) {
+    return LoadStatus::kCorrupt;
+  }
+  uint64_t length = 0;
+  if (!reader.ReadLength(&length) || length == 0) return LoadStatus::kCorrupt;
+  if (length > reader.remaining() / 3) return LoadStatus::kCorrupt;
+  Loader loader(limits, hash_seed, memory, static_cast<size_t>(length));
+  std::vector<std::pair<std::string, uint64_t>> ttls;
+  std::string field;
+  std::string value;
+  for (uint64_t i = 0; i < length; i++) {
+    uint64_t ttl = 0;
+    if (!reader.ReadLength(&ttl) || !reader.ReadString(&field, kElementBytesMax) ||
+        !reader.ReadString(&value, kElementBytesMax)) {
+      return LoadStatus::kCorrupt;
+    }
+    const LoadStatus status = loader.Add(field, value);
+    if (status != LoadStatus::kLoaded) return status;
+    if (ttl == 0) continue;
+    if (rdb_type == rdb::kTypeHashMetadata && ttl - 1 > kFieldExpireMax - earliest) {
+      return LoadStatus::kCorrupt;
+    }
+    ttls.emplace_back(field, rdb_type == rdb::kTypeHashMetadata ? ttl - 1 + earliest : ttl);
+  }
+  HashValue* hash = nullptr;
+  const LoadStatus status = loader.Finish(&hash);
+  if (status != LoadStatus::kLoaded) return status;
+  const LoadStatus attached = AttachTtls(hash, ttls, memory);
+  if (attached != LoadStatus::kLoaded) {
+    HashValue::Destroy(hash, memory);
+    return attached;
+  }
+  *out = hash;
+  return LoadStatus::kLoaded;
+}
+
+// RDB_TYPE_HASH_LISTPACK_EX and its pre-GA form: a listpack of field, value, ttl (0: none).
+LoadStatus LoadHashListpackEx(uint8_t rdb_type, rdb::Reader& reader, const HashLimits& limits,
+                              uint64_t hash_seed, MemoryAccountant& memory, HashValue** out) {
+  uint64_t earliest = 0;
+  if (rdb_type == rdb::kTypeHashListpackEx && !ReadMilliseconds(reader, &earliest)) {
+    return LoadStatus::kCorrupt;
+  }
+  std::string blob;
+  if (!reader.ReadString(&blob, kElementBytesMax)) return LoadStatus::kCorrupt;
+  std::vector<std::string> elements;
+  if (!listpack::ReadAll(blob, &elements) || elements.empty() || elements.size() % 3 != 0) {
+    return LoadStatus::kCorrupt;
+  }
+  Loader loader(limits, hash_seed, memory, elements.size() / 3);
+  std::vector<std::pair<std::string, uint64_t>> ttls;
+  for (size_t i = 0; i < elements.size(); i += 3) {
+    int64_t ttl = 0;
+    if (!ParseStrictInt64(elements[i + 2], &ttl) || ttl < 0) return LoadStatus::kCorrupt;
+    const LoadStatus status = loader.Add(elements[i], elements[i + 1]);
+    if (status != LoadStatus::kLoaded) return status;
+    if (ttl != 0) ttls.emplace_back(elements[i], static_cast<uint64_t>(ttl));
+  }
+  HashValue* hash = nullptr;
+  const LoadStatus status = loader.Finish(&hash);
+  if (status != LoadStatus::kLoaded) return status;
+  const LoadStatus attached = AttachTtls(hash, ttls, memory);
+  if (attached != LoadStatus::kLoaded) {
+    HashValue::Destroy(hash, memory);
+    return attached;
+  }
+  *out = hash;
+  return LoadStatus::kLoaded;
+}
+
+}  // namespace
 
 LoadStatus LoadHash(uint8_t rdb_type, rdb::Reader& reader, const HashLimits& limits,
                     uint64_t hash_seed, MemoryAccountant& memory, HashValue** out) {
   KEEL_ASSERT(IsHashRdbType(rdb_type));
   if (rdb_type == rdb::kTypeHash) return LoadPlainHash(reader, limits, hash_seed, memory, out);
+  if (rdb_type == rdb::kTypeHashMetadata || rdb_type == rdb::kTypeHashMetadataPreGa) {
+    return LoadHashMetadata(rdb_type, reader, limits, hash_seed, memory, out);
+  }
+  if (rdb_type == rdb::kTypeHashListpackEx || rdb_type == rdb::kTypeHashListpackExPreGa) {
+    return LoadHashListpackEx(rdb_type, reader, limits, hash_seed, memory, out);
+  }
   std::string blob;
   if (!reader.ReadString(&blob, kElementBytesMax)) return LoadStatus::kCorrupt;
   std::vector<std::string> elements;

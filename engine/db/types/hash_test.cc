@@ -235,5 +235,166 @@ RC_GTEST_PROP(HashValueProperty, BehavesLikeAMap, ()) {
   RC_ASSERT(memory.used_bytes(MemoryUse::kKeyspace) == 0u);
 }
 
+// Field TTLs: the side table comes with the first TTL and goes with the last, the seed (and so
+// a hashtable's order) never changes, and ExpireFields removes exactly the fields past their time.
+TEST_F(HashValueTest, FieldTtlsComeAndGo) {
+  HashValue* hash = NewHash();
+  ASSERT_TRUE(hash->ConvertToHashtable(0, memory_));
+  for (int i = 0; i < 40; i++) {
+    ASSERT_NE(hash->Set("f" + std::to_string(i), "v", memory_),
+              HashValue::SetOutcome::kOutOfMemory);
+  }
+  const Pairs order = PairsOf(*hash);
+  const size_t bytes = hash->allocated_bytes();
+  EXPECT_FALSE(hash->has_field_ttls());
+  EXPECT_EQ(hash->FieldExpireAt("f1"), HashValue::kNoFieldTtl);
+  ASSERT_TRUE(hash->SetFieldExpireAt("f1", 100, memory_));
+  ASSERT_TRUE(hash->SetFieldExpireAt("f2", 50, memory_));
+  ASSERT_TRUE(hash->SetFieldExpireAt("f3", 200, memory_));
+  EXPECT_EQ(hash->hash_seed(), 42u);
+  EXPECT_EQ(PairsOf(*hash), order);
+  EXPECT_EQ(hash->field_ttl_count(), 3u);
+  EXPECT_EQ(hash->min_field_expire(), 50);
+  EXPECT_TRUE(hash->CheckInvariants());
+  // A clone carries them.
+  HashValue* copy = HashValue::Clone(*hash, memory_);
+  ASSERT_NE(copy, nullptr);
+  hashes_.push_back(copy);
+  EXPECT_EQ(copy->FieldExpireAt("f3"), 200);
+  // At 100 only f2 is past (a field lives through its expiry millisecond).
+  std::vector<std::string> expired;
+  EXPECT_EQ(hash->ExpireFields(100, SIZE_MAX, memory_,
+                               [&](std::string_view field) { expired.emplace_back(field); }),
+            1u);
+  EXPECT_EQ(expired, std::vector<std::string>{"f2"});
+  EXPECT_FALSE(hash->Contains("f2"));
+  EXPECT_EQ(hash->min_field_expire(), 100);
+  EXPECT_TRUE(hash->Remove("f1", memory_));  // the TTL goes with the field
+  EXPECT_EQ(hash->field_ttl_count(), 1u);
+  EXPECT_TRUE(hash->PersistField("f3", memory_));
+  EXPECT_FALSE(hash->PersistField("f3", memory_));
+  EXPECT_FALSE(hash->has_field_ttls());
+  EXPECT_EQ(hash->hash_seed(), 42u);
+  EXPECT_LE(hash->allocated_bytes(), bytes);
+  EXPECT_TRUE(hash->CheckInvariants());
+  // Refused memory: the first TTL is not set and nothing changes.
+  resource_.set_limit_bytes(resource_.used_bytes());
+  EXPECT_FALSE(hash->SetFieldExpireAt("f4", 10, memory_));
+  resource_.set_limit_bytes(0);
+  EXPECT_FALSE(hash->has_field_ttls());
+  EXPECT_TRUE(hash->CheckInvariants());
+}
+
+// Redis 7.4's RDB_TYPE_HASH_METADATA round trip, and RDB_TYPE_HASH_LISTPACK_EX (field, value,
+// ttl triplets after the minimum) as Redis writes a small hash with TTLs.
+TEST_F(HashValueTest, FieldTtlRdbForms) {
+  HashValue* hash = NewHash();
+  ASSERT_NE(hash->Set("a", "1", memory_), HashValue::SetOutcome::kOutOfMemory);
+  ASSERT_NE(hash->Set("b", "2", memory_), HashValue::SetOutcome::kOutOfMemory);
+  ASSERT_TRUE(hash->SetFieldExpireAt("b", 1700000000123, memory_));
+  std::string out;
+  // The serialiser's layout, written by hand: min, count, (ttl - min + 1 | 0, field, value)...
+  out.push_back(static_cast<char>(rdb::kTypeHashMetadata));
+  for (int i = 0; i < 8; i++) out.push_back(static_cast<char>(1700000000123ull >> (8 * i)));
+  rdb::WriteLength(&out, 2);
+  rdb::WriteLength(&out, 0);
+  rdb::WriteString(&out, "a", false);
+  rdb::WriteString(&out, "1", false);
+  rdb::WriteLength(&out, 1);
+  rdb::WriteString(&out, "b", false);
+  rdb::WriteString(&out, "2", false);
+  rdb::Reader reader(std::string_view(out).substr(1));
+  HashValue* loaded = nullptr;
+  ASSERT_EQ(LoadHash(rdb::kTypeHashMetadata, reader, {}, 7, memory_, &loaded), LoadStatus::kLoaded);
+  hashes_.push_back(loaded);
+  EXPECT_EQ(PairsOf(*loaded), (Pairs{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(loaded->FieldExpireAt("a"), HashValue::kNoFieldTtl);
+  EXPECT_EQ(loaded->FieldExpireAt("b"), 1700000000123);
+  // The listpack form: fields ordered by TTL, 0 for none.
+  std::string ex;
+  for (int i = 0; i < 8; i++) ex.push_back(static_cast<char>(1700000000123ull >> (8 * i)));
+  rdb::WriteString(&ex, ListpackOf({"b", "2", "1700000000123", "a", "1", "0"}), false);
+  rdb::Reader reader_ex(ex);
+  HashValue* loaded_ex = nullptr;
+  ASSERT_EQ(LoadHash(rdb::kTypeHashListpackEx, reader_ex, {}, 7, memory_, &loaded_ex),
+            LoadStatus::kLoaded);
+  hashes_.push_back(loaded_ex);
+  EXPECT_EQ(loaded_ex->FieldExpireAt("b"), 1700000000123);
+  EXPECT_EQ(loaded_ex->FieldExpireAt("a"), HashValue::kNoFieldTtl);
+  // A triplet count that is not one, and a time past 2^48 - 1, are corrupt.
+  for (const std::vector<std::string>& elements :
+       {std::vector<std::string>{"a", "1"},
+        std::vector<std::string>{"a", "1", "281474976710656"}}) {
+    std::string bad(8, '\0');
+    rdb::WriteString(&bad, ListpackOf(elements), false);
+    rdb::Reader reader_bad(bad);
+    HashValue* none = nullptr;
+    EXPECT_EQ(LoadHash(rdb::kTypeHashListpackEx, reader_bad, {}, 7, memory_, &none),
+              LoadStatus::kCorrupt);
+  }
+}
+
+// Against a map of field to (value, TTL): sets (which keep the TTL, as HINCRBY), removes, TTLs
+// set and removed, and expiry at a moving time, with memory refused at random.
+RC_GTEST_PROP(HashValueProperty, FieldTtlsBehaveLikeAMap, ()) {
+  sim::SimMemory resource;
+  MemoryAccountant memory(resource);
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  HashValue* hash = HashValue::Create(memory, seed);
+  RC_ASSERT(hash != nullptr);
+  if (*rc::gen::arbitrary<bool>()) RC_ASSERT(hash->ConvertToHashtable(0, memory));
+  std::map<std::string, std::pair<std::string, int64_t>> model;
+  int64_t now = 1000;
+  const int steps = *rc::gen::inRange(1, 300);
+  for (int step = 0; step < steps; step++) {
+    const std::string field = "f" + std::to_string(*rc::gen::inRange(0, 60));
+    const bool refuse = *rc::gen::inRange(0, 20) == 0;
+    if (refuse) resource.set_limit_bytes(resource.used_bytes());
+    const int action = *rc::gen::inRange(0, 5);
+    auto found = model.find(field);
+    if (action == 0) {
+      if (hash->Set(field, "v" + std::to_string(step), memory) !=
+          HashValue::SetOutcome::kOutOfMemory) {
+        const int64_t ttl = found == model.end() ? HashValue::kNoFieldTtl : found->second.second;
+        model[field] = {"v" + std::to_string(step), ttl};
+      }
+    } else if (action == 1) {
+      RC_ASSERT(hash->Remove(field, memory) == (model.erase(field) == 1));
+    } else if (action == 2 && found != model.end()) {
+      const int64_t when = now + *rc::gen::inRange(0, 100);
+      if (hash->SetFieldExpireAt(field, when, memory)) {
+        found->second.second = when;
+      } else {
+        RC_ASSERT(refuse);
+      }
+    } else if (action == 3) {
+      const bool had = found != model.end() && found->second.second != HashValue::kNoFieldTtl;
+      RC_ASSERT(hash->PersistField(field, memory) == had);
+      if (had) found->second.second = HashValue::kNoFieldTtl;
+    } else {
+      now += *rc::gen::inRange(0, 30);
+      size_t gone = 0;
+      for (auto it = model.begin(); it != model.end();) {
+        if (it->second.second != HashValue::kNoFieldTtl && it->second.second < now) {
+          it = model.erase(it);
+          gone++;
+        } else {
+          ++it;
+        }
+      }
+      RC_ASSERT(hash->ExpireFields(now, SIZE_MAX, memory, [](std::string_view) {}) == gone);
+    }
+    resource.set_limit_bytes(0);
+    RC_ASSERT(hash->CheckInvariants());
+    RC_ASSERT(hash->size() == model.size());
+    RC_ASSERT(hash->hash_seed() == seed);
+    for (const auto& [name, held] : model) {
+      RC_ASSERT(hash->FieldExpireAt(name) == held.second);
+    }
+  }
+  HashValue::Destroy(hash, memory);
+  RC_ASSERT(memory.used_bytes(MemoryUse::kKeyspace) == 0u);
+}
+
 }  // namespace
 }  // namespace keel
