@@ -222,6 +222,7 @@ class Engine : public ErrorObserver {
 
   // At most one observer (nullptr: none); it must outlive its registration.
   void set_command_observer(CommandObserver* observer) { command_observer_ = observer; }
+  CommandObserver* command_observer() const { return command_observer_; }
 
   // The command-time snapshot: wall-clock milliseconds at the start of the running command (the
   // time all its expiry decisions use), and the monotonic microseconds of the same instant.
