@@ -224,9 +224,18 @@ class Difference:
         return "\n".join(out)
 
 
-def substitute(args, client_id):
-    """The arguments with {client_id} replaced by this connection's id on one server."""
-    return [arg.replace(b"{client_id}", client_id) for arg in args]
+def substitute(args, client_id, other_ids=None):
+    """The arguments with {client_id} replaced by this connection's id on one server, and
+    {client_id@N} by the id of the file's connection N on the same server (`other_ids` maps N
+    to it: CLIENT TRACKING ... REDIRECT names another connection)."""
+    out = []
+    for arg in args:
+        arg = arg.replace(b"{client_id}", client_id)
+        if other_ids and b"{client_id@" in arg:
+            arg = re.sub(rb"\{client_id@(\d+)\}",
+                         lambda match: other_ids[int(match.group(1))], arg)
+        out.append(arg)
+    return out
 
 
 def run_file(redis, keel, cases, proto, keep_going):
@@ -280,7 +289,10 @@ def run_file(redis, keel, cases, proto, keep_going):
             if mode == "receive":
                 replies = [c.receive() for c in pair]
             else:
-                replies = [c.call(substitute(args, ids[i])) for i, c in enumerate(pair)]
+                others = [{n: client[1][i] for n, client in clients.items() if client[1]}
+                          for i in range(2)]
+                replies = [c.call(substitute(args, ids[i], others[i]))
+                           for i, c in enumerate(pair)]
             compared += 1
             (redis_form, note), (keel_form, _) = (compare_form(args, *r) for r in replies)
             if redis_form != keel_form:

@@ -1,10 +1,11 @@
 // CLIENT: connection introspection and control: ID, SETNAME, GETNAME, INFO, LIST, KILL, PAUSE,
-// UNPAUSE, UNBLOCK, REPLY, NO-EVICT, NO-TOUCH and HELP. Tracking and caching arrive with the
-// features they serve.
+// UNPAUSE, UNBLOCK, REPLY, NO-EVICT, NO-TOUCH, HELP, and client-side caching's TRACKING,
+// CACHING, GETREDIR and TRACKINGINFO (engine/server/tracking.h).
 #include <algorithm>
 #include <iterator>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
@@ -33,6 +34,9 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   if (client.flags & kClientPubSub) flags += 'P';
   if (client.flags & kClientMulti) flags += 'x';
   if (client.flags & (kClientPostponed | kClientBlocked)) flags += 'b';
+  if (client.flags & kClientTracking) flags += 't';
+  if (client.flags & kClientTrackingBrokenRedirect) flags += 'R';
+  if (client.flags & kClientTrackingBcast) flags += 'B';
   if (client.flags & kClientDirtyCas) flags += 'd';
   if (client.flags & kClientCloseAfterReply) flags += 'c';
   if (client.flags & kClientCloseAsap) flags += 'A';
@@ -87,7 +91,9 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   AppendField(&line, "events", events);
   AppendField(&line, "cmd", client.last_command ? client.last_command->full_name : "NULL");
   AppendField(&line, "user", "default");
-  AppendField(&line, "redir", -1);
+  AppendField(&line, "redir", (client.flags & kClientTracking)
+                                  ? static_cast<int64_t>(client.tracking_redirect)
+                                  : -1);
   AppendField(&line, "resp", client.reply().resp());
   return line;
 }
@@ -416,12 +422,174 @@ void CmdClientNoEvict(CommandContext& context) { SetClientFlagOnOff(context, kCl
 
 void CmdClientNoTouch(CommandContext& context) { SetClientFlagOnOff(context, kClientNoTouch); }
 
+// CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN] [OPTOUT] [NOLOOP], with
+// Redis 7.0's checks in its order: the options as they are read (a REDIRECT to a client that
+// does not exist is refused there), then their combination with each other and with the
+// client's current mode.
+void CmdClientTracking(CommandContext& context) {
+  Client& client = context.client;
+  Engine& engine = context.server();
+  uint64_t redirect = 0;
+  uint32_t options = 0;
+  std::vector<std::string_view> prefixes;
+  for (size_t i = 3; i < context.argc(); i++) {
+    const std::string_view option = context.arg(i);
+    const bool more = i + 1 < context.argc();
+    if (OptionIs(option, "redirect") && more) {
+      i++;
+      if (redirect != 0) {
+        context.reply.Error("ERR A client can only redirect to a single other client");
+        return;
+      }
+      int64_t id = 0;
+      if (!ParseStrictInt64(context.arg(i), &id)) {
+        context.reply.Error(errors::kNotInteger);
+        return;
+      }
+      // The client must exist now, though it may go away later (a broken redirect).
+      redirect = static_cast<uint64_t>(id);
+      if (engine.FindClient(redirect) == nullptr) {
+        context.reply.Error("ERR The client ID you want redirect to does not exist");
+        return;
+      }
+    } else if (OptionIs(option, "bcast")) {
+      options |= kClientTrackingBcast;
+    } else if (OptionIs(option, "optin")) {
+      options |= kClientTrackingOptin;
+    } else if (OptionIs(option, "optout")) {
+      options |= kClientTrackingOptout;
+    } else if (OptionIs(option, "noloop")) {
+      options |= kClientTrackingNoloop;
+    } else if (OptionIs(option, "prefix") && more) {
+      prefixes.push_back(context.arg(++i));
+    } else {
+      context.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  const std::string_view mode = context.arg(2);
+  if (OptionIs(mode, "off")) {
+    engine.tracking().Disable(client);
+    context.reply.Ok();
+    return;
+  }
+  if (!OptionIs(mode, "on")) {
+    context.reply.Error(errors::kSyntax);
+    return;
+  }
+  const bool bcast = (options & kClientTrackingBcast) != 0;
+  if (!bcast && !prefixes.empty()) {
+    context.reply.Error("ERR PREFIX option requires BCAST mode to be enabled");
+    return;
+  }
+  if ((client.flags & kClientTracking) && ((client.flags & kClientTrackingBcast) != 0) != bcast) {
+    context.reply.Error(
+        "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and "
+        "then re-enabling it with a different mode.");
+    return;
+  }
+  if (bcast && (options & (kClientTrackingOptin | kClientTrackingOptout))) {
+    context.reply.Error("ERR OPTIN and OPTOUT are not compatible with BCAST");
+    return;
+  }
+  if ((options & kClientTrackingOptin) && (options & kClientTrackingOptout)) {
+    context.reply.Error("ERR You can't specify both OPTIN mode and OPTOUT mode");
+    return;
+  }
+  if (((options & kClientTrackingOptin) && (client.flags & kClientTrackingOptout)) ||
+      ((options & kClientTrackingOptout) && (client.flags & kClientTrackingOptin))) {
+    context.reply.Error(
+        "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and "
+        "then re-enabling it with a different mode.");
+    return;
+  }
+  if (bcast) {
+    std::string error;
+    const Tracking::PrefixCheck check = engine.tracking().CheckPrefixes(client, prefixes, &error);
+    if (check != Tracking::PrefixCheck::kOk) context.reply.Error(error);
+    // Redis 7.0.15 goes on after an overlap of two given prefixes past the first: an error
+    // and +OK both (checkPrefixCollisionsOrReply returns the prefix's index).
+    if (check == Tracking::PrefixCheck::kRefused) return;
+  }
+  engine.tracking().Enable(client, redirect, options, prefixes);
+  context.reply.Ok();
+}
+
+void CmdClientCaching(CommandContext& context) {
+  Client& client = context.client;
+  if (!(client.flags & kClientTracking)) {
+    context.reply.Error(
+        "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+        "OPTOUT mode enabled");
+    return;
+  }
+  const std::string_view mode = context.arg(2);
+  if (OptionIs(mode, "yes")) {
+    if (!(client.flags & kClientTrackingOptin)) {
+      context.reply.Error(
+          "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
+      return;
+    }
+  } else if (OptionIs(mode, "no")) {
+    if (!(client.flags & kClientTrackingOptout)) {
+      context.reply.Error(
+          "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+      return;
+    }
+  } else {
+    context.reply.Error(errors::kSyntax);
+    return;
+  }
+  // Lasts for the next command (or transaction): Engine::EndTrackingCaching.
+  client.flags |= kClientTrackingCaching;
+  context.reply.Ok();
+}
+
+void CmdClientGetredir(CommandContext& context) {
+  const Client& client = context.client;
+  context.reply.Integer((client.flags & kClientTracking)
+                            ? static_cast<int64_t>(client.tracking_redirect)
+                            : -1);
+}
+
+void CmdClientTrackinginfo(CommandContext& context) {
+  const Client& client = context.client;
+  const uint32_t flags = client.flags;
+  std::vector<std::string_view> names;
+  names.push_back((flags & kClientTracking) ? "on" : "off");
+  if (flags & kClientTrackingBcast) names.push_back("bcast");
+  if (flags & kClientTrackingOptin) {
+    names.push_back("optin");
+    if (flags & kClientTrackingCaching) names.push_back("caching-yes");
+  }
+  if (flags & kClientTrackingOptout) {
+    names.push_back("optout");
+    if (flags & kClientTrackingCaching) names.push_back("caching-no");
+  }
+  if (flags & kClientTrackingNoloop) names.push_back("noloop");
+  if (flags & kClientTrackingBrokenRedirect) names.push_back("broken_redirect");
+  ReplyBuilder& reply = context.reply;
+  reply.MapHeader(3);
+  reply.Bulk("flags");
+  reply.SetHeader(names.size());
+  for (std::string_view name : names) reply.Bulk(name);
+  reply.Bulk("redirect");
+  reply.Integer((flags & kClientTracking) ? static_cast<int64_t>(client.tracking_redirect) : -1);
+  reply.Bulk("prefixes");
+  reply.ArrayHeader(client.tracking_prefixes.size());
+  for (const std::string& prefix : client.tracking_prefixes) reply.Bulk(prefix);
+}
+
 void CmdClientHelp(CommandContext& context) {
   // Redis 7.0.15's text, restricted to the subcommands Keel has so that HELP never offers what
   // would be an unknown subcommand; NO-TOUCH's lines and KILL's MAXAGE are from Redis 7.2/7.4,
   // whose features they describe.
   static constexpr std::string_view kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
       "GETNAME",
       "    Return the name of the current connection.",
       "ID",
@@ -458,6 +626,11 @@ void CmdClientHelp(CommandContext& context) {
       "    Assign the name <name> to the current connection.",
       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
       "    Unblock the specified blocked client.",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "NO-TOUCH (ON|OFF)",
@@ -628,6 +801,52 @@ constexpr CommandDef kClientCommands[] = {
      .summary = "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
      .args = "enabled:oneof{on=ON off=OFF}",
      .handler = CmdClientNoTouch},
+    {.name = "client|tracking",
+     .arity = -3,
+     .flags = "noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "6.0.0",
+     .complexity = "O(1). Some options may introduce additional complexity.",
+     .summary = "Enable or disable server assisted client side caching support",
+     .args = "status:oneof{on=ON off=OFF} ?client-id:integer=REDIRECT ?*+prefix:string=PREFIX "
+             "?bcast=BCAST ?optin=OPTIN ?optout=OPTOUT ?noloop=NOLOOP",
+     .handler = CmdClientTracking},
+    {.name = "client|caching",
+     .arity = 3,
+     .flags = "noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "6.0.0",
+     .complexity = "O(1)",
+     .summary = "Instruct the server about tracking or not keys in the next request",
+     .args = "mode:oneof{yes=YES no=NO}",
+     .handler = CmdClientCaching},
+    {.name = "client|getredir",
+     .arity = 2,
+     .flags = "noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "6.0.0",
+     .complexity = "O(1)",
+     .summary = "Get tracking notifications redirection client ID if any",
+     .args = "",
+     .handler = CmdClientGetredir},
+    {.name = "client|trackinginfo",
+     .arity = 2,
+     .flags = "noscript loading stale",
+     .acl = "@connection",
+     .keys = "",
+     .group = "connection",
+     .since = "6.2.0",
+     .complexity = "O(1)",
+     .summary = "Return information about server assisted client side caching for the current "
+                "connection",
+     .args = "",
+     .handler = CmdClientTrackinginfo},
     {.name = "client|help",
      .arity = 2,
      .flags = "loading stale",

@@ -148,8 +148,9 @@ void CmdQuit(CommandContext& context) {
 
 void CmdReset(CommandContext& context) {
   Client& client = context.client;
-  client.reply().set_resp(2);
   if (client.flags & kClientMonitor) context.server().RemoveMonitor(&client);
+  context.server().tracking().Disable(client);
+  client.reply().set_resp(2);
   context.server().DiscardTransaction(client);
   context.server().pubsub().Forget(client);  // every subscription, without replies
   // Redis 7.0.15 keeps CLIENT NO-EVICT across RESET; NO-TOUCH (7.2) is cleared as 7.2 does. A

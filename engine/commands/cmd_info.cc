@@ -109,7 +109,7 @@ void ClientsSection(CommandContext& context, InfoWriter& info) {
   info.Field("client_recent_max_output_buffer",
              static_cast<uint64_t>(context.server().recent_max_output_buffer()));
   info.Field("blocked_clients", blocked);
-  info.Field("tracking_clients", "0");
+  info.Field("tracking_clients", static_cast<uint64_t>(context.server().tracking().client_count()));
   info.Field("clients_in_timeout_table",
              static_cast<uint64_t>(context.server().timed_blocked_client_count()));
 }
@@ -267,9 +267,12 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
   info.Fields(
       {"latest_fork_usec", "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
        "active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
-       "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
-       "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes"},
+       "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time"},
       "0");
+  const Tracking& tracking = context.server().tracking();
+  info.Field("tracking_total_keys", static_cast<uint64_t>(tracking.total_keys()));
+  info.Field("tracking_total_items", static_cast<uint64_t>(tracking.total_items()));
+  info.Field("tracking_total_prefixes", static_cast<uint64_t>(tracking.total_prefixes()));
   info.Field("unexpected_error_replies", stats.unexpected_error_replies);
   info.Field("total_error_replies", stats.total_error_replies);
   info.Field("dump_payload_sanitizations", "0");

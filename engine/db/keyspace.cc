@@ -329,6 +329,12 @@ bool Keyspace::Move(int source_db, std::string_view key, uint64_t source_hash, i
 }
 
 size_t Keyspace::Flush(int db) {
+  const size_t removed = FlushOne(db);
+  for (KeyspaceObserver* observer : observers_) observer->FlushSignalled(db);
+  return removed;
+}
+
+size_t Keyspace::FlushOne(int db) {
   std::unique_ptr<Database>& slot = databases_[Index(db)];
   const size_t removed = slot->size();
   const uint64_t seed = slot->hash_seed();
@@ -349,7 +355,8 @@ size_t Keyspace::Flush(int db) {
 
 size_t Keyspace::FlushAll() {
   size_t removed = 0;
-  for (int db = 0; db < database_count(); db++) removed += Flush(db);
+  for (int db = 0; db < database_count(); db++) removed += FlushOne(db);
+  for (KeyspaceObserver* observer : observers_) observer->FlushSignalled(-1);
   return removed;
 }
 
@@ -386,7 +393,9 @@ void Keyspace::DeleteExpired(int db, std::string_view key, uint64_t hash) {
   stats_.expired_keys++;
   Announce(db, events::kExpired, key);
   PropagateDeletion(db, key, settings_.lazyfree_lazy_expire);
+  server_deletion_ = true;
   EraseAndTouch(observers_, database, db, key, hash);
+  server_deletion_ = false;
 }
 
 size_t Keyspace::ExpireHashFields(int db, std::string_view key, uint64_t hash, size_t max,
@@ -460,7 +469,9 @@ void Keyspace::Evict(int db, std::string_view key) {
   PropagateDeletion(db, key, settings_.lazyfree_lazy_eviction);
   // As Redis's performEvictions: the key is deleted (and touched), then "evicted" is announced,
   // so that an observer sees the memory the eviction freed. The caller's key outlives the entry.
+  server_deletion_ = true;
   EraseAndTouch(observers_, database, db, key, hash);
+  server_deletion_ = false;
   Announce(db, events::kEvicted, key);
 }
 

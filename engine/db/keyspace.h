@@ -151,6 +151,10 @@ class Keyspace {
   // commands from the primary and from the AOF.
   void set_decides_expiry(bool decides) { decides_expiry_ = decides; }
   bool decides_expiry() const { return decides_expiry_; }
+  // Whether the write being announced is the server's own deletion (expiry, eviction) rather
+  // than a command's: client tracking attributes those to no client (Redis's
+  // signalModifiedKey(NULL, ...)).
+  bool server_deletion() const { return server_deletion_; }
 
   // --- Lookups --------------------------------------------------------------------------
   // The live entry for `key` in database `db`, or nullptr: deletes it when it has expired
@@ -351,6 +355,8 @@ class Keyspace {
   bool CheckInvariants() const;
 
  private:
+  // Flush without FlushSignalled (FlushAll signals once for all databases).
+  size_t FlushOne(int db);
   void SetAccessClocks(int64_t command_time_ms);
   size_t Index(int db) const {
     KEEL_DASSERT(db >= 0 && db < database_count());
@@ -399,6 +405,7 @@ class Keyspace {
   bool writes_paused_ = false;
   bool quiet_ = false;  // a QuietWrites is alive
   bool decides_expiry_ = true;
+  bool server_deletion_ = false;
 };
 
 }  // namespace keel

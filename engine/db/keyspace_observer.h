@@ -43,6 +43,10 @@ class KeyspaceObserver {
   // After a write.
   virtual void KeyTouched(int /*db_index*/, std::string_view /*key*/) {}
   virtual void DatabaseFlushed(int /*db_index*/) {}
+  // Once per FLUSHDB (`db_index`) or FLUSHALL (-1), and per load that empties the dataset, after
+  // the databases' own DatabaseFlushed: client tracking's one null invalidation (Redis's
+  // trackingInvalidateKeysOnFlush, called once by signalFlushedDb).
+  virtual void FlushSignalled(int /*db_index*/) {}
   virtual void DatabasesSwapped(int /*first*/, int /*second*/) {}
   virtual void KeyEventFired(int /*db_index*/, uint32_t /*type_class*/, std::string_view /*event*/,
                              std::string_view /*key*/) {}

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "engine/base/limits.h"
@@ -56,6 +57,16 @@ enum ClientFlag : uint32_t {
   kClientWaitingSave = 1u << 19,
   // appendfsync always: its replies wait until the AOF bytes they may depend on are durable.
   kClientAofHeld = 1u << 20,
+  // CLIENT TRACKING (engine/server/tracking.h): tracking is on (CLIENT LIST 't'); its redirect
+  // client went away (CLIENT LIST 'R'); broadcasting mode (CLIENT LIST 'B'); OPTIN, OPTOUT,
+  // NOLOOP; CLIENT CACHING YES/NO was given for the next command (or transaction).
+  kClientTracking = 1u << 21,
+  kClientTrackingBrokenRedirect = 1u << 22,
+  kClientTrackingBcast = 1u << 23,
+  kClientTrackingOptin = 1u << 24,
+  kClientTrackingOptout = 1u << 25,
+  kClientTrackingCaching = 1u << 26,
+  kClientTrackingNoloop = 1u << 27,
 };
 
 class Client {
@@ -112,6 +123,10 @@ class Client {
   std::unique_ptr<BlockedCall> blocked;
   // Its channels and patterns (null until it first subscribes).
   std::unique_ptr<Subscriptions> subscriptions;
+  // CLIENT TRACKING: the client its invalidations go to (0: itself), and its BCAST prefixes in
+  // byte order (kept until tracking is turned off: ON again adds to them).
+  uint64_t tracking_redirect = 0;
+  std::set<std::string, std::less<>> tracking_prefixes;
 
  private:
   uint64_t id_;

@@ -49,6 +49,7 @@ struct ConfigValues {
   // Redis takes any uint64; values above INT64_MAX (8 EiB, "no limit" in practice) are kept here
   // as INT64_MAX while CONFIG GET still prints the exact value.
   int64_t maxmemory = 0;
+  int64_t tracking_table_max_keys = 1000000;
   std::string requirepass;
   std::string logfile;
   int64_t loglevel = 2;  // index into debug verbose notice warning

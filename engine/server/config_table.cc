@@ -733,7 +733,7 @@ constexpr ConfigParam kTable[] = {
     String("replica-announce-ip", kNull, "").Alias("slave-announce-ip"),
     Int("replica-announce-port", 0, "0", 0, 65535).Alias("slave-announce-port"),
     // Keys tracking and security.
-    Int("tracking-table-max-keys", 0, "1000000", 0, kLongMax),
+    Int("tracking-table-max-keys", 0, "1000000", 0, kLongMax, &CV::tracking_table_max_keys),
     Int("acllog-max-len", 0, "128", 0, kLongMax),
     String("aclfile", kImmutable, ""),
     String("requirepass", kSensitive | kNull, "", &CV::requirepass),

@@ -245,6 +245,9 @@ void Engine::FreeClient(Client* client) {
   }
   DiscardTransaction(*client);
   pubsub_.Forget(*client);
+  // Clients that redirect to it find it gone at their next invalidation (broken redirect).
+  if (client->flags & kClientTracking) tracking_.Disable(*client);
+  if (dispatching_client_ == client) dispatching_client_ = nullptr;
   const size_t erased = clients_.erase(client->id());
   KEEL_ASSERT(erased == 1);
 }
@@ -385,6 +388,8 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
                       (in_multi && role != MultiRole::kExec && role != MultiRole::kOomExempt);
     if (over && deny) return errors::kOom;
   }
+  // Client tracking's table stays within tracking-table-max-keys (Redis's processCommand).
+  if (tracking_.client_count() > 0) tracking_.LimitUsedSlots(settings().tracking_table_max_keys);
   // Redis's writeCommandsDeniedByDiskError: after a failed background save, with
   // stop-writes-on-bgsave-error, writes (and PING) are refused until a save succeeds.
   if (persistence_.writes_denied() &&
@@ -443,9 +448,15 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   // or not; errors are still counted, as Redis counts them.
   ReplyBuilder& reply = client.reply();
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
+  Client* const dispatching_before = dispatching_client_;
+  dispatching_client_ = &client;
   const ExecuteResult result = DispatchObserved(client, args);
+  dispatching_client_ = dispatching_before;
   // A blocked command's reply comes later: the skip waits for it (FinishBlocked).
-  if (result == ExecuteResult::kDone) EndReplySkip(client);
+  if (result == ExecuteResult::kDone) {
+    EndReplySkip(client);
+    if (client.flags & kClientTrackingCaching) EndTrackingCaching(client);
+  }
   // Replies that reach this client between its commands (MONITOR lines) obey the same switches.
   reply.set_muted((client.flags & (kClientReplyOff | kClientReplySkip)) != 0);
   // Redis's handleClientsBlockedOnKeys after every top-level command: the keys it made ready
@@ -615,9 +626,42 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
   }
   if (!frame.blocked) PropagateCall(client, frame);
   keyspace_.set_decides_expiry(decided_before);
+  if (tracking_.client_count() > 0 && (spec.flags & kCmdReadonly)) RememberTrackedKeys(frame);
   call_depth_--;
-  if (outermost) keyspace_.propagation().EndUnit();
+  if (outermost) {
+    keyspace_.propagation().EndUnit();
+    // Invalidations for the client's own keys follow its reply (and, in EXEC or a script, the
+    // whole command's), as Redis's afterCommand.
+    if (tracking_.has_pending()) tracking_.FlushPending(&client);
+  }
 }
+
+void Engine::RememberTrackedKeys(const CallFrame& frame) {
+  // Redis's call(): a read-only command remembers its keys for its client; a script's read
+  // remembers the keys the script declared (EVAL's or FCALL's own keys) for the script's
+  // caller. EVAL_RO, EVALSHA_RO and FCALL_RO, though read-only, remember nothing themselves.
+  const CommandSpec& spec = *frame.spec;
+  if (script_commands_[spec.id]) return;
+  const CallFrame* reader = &frame;
+  if ((frame.flags & kCallFromScript) && call_depth_ >= 2) {
+    reader = &frames_[static_cast<size_t>(call_depth_ - 2)];
+  }
+  Client& caller = *reader->client;
+  if (!(caller.flags & kClientTracking) || (caller.flags & kClientTrackingBcast)) return;
+  tracking_.RememberKeys(caller, *reader->spec, reader->args);
+}
+
+void Engine::EndTrackingCaching(Client& client) {
+  // Redis's resetClient: CLIENT CACHING applies to the next command, or to the transaction it
+  // starts; any CLIENT subcommand in between keeps it.
+  if (client.flags & kClientMulti) return;
+  const CommandSpec* last = client.last_command;
+  if (last != nullptr && last->parent != nullptr) last = last->parent;
+  if (last != nullptr && last->full_name == "client") return;
+  client.flags &= ~kClientTrackingCaching;
+}
+
+void Engine::WakeOutput(Client& client) { QueueWakeup(client, &output_wakeups_); }
 
 void Engine::PropagateCall(const Client& client, const CallFrame& frame) {
   Propagation& propagation = keyspace_.propagation();
@@ -1038,6 +1082,7 @@ void Engine::Cron() {
     // Redis propagates each key active expiry deletes on its own, not as a transaction.
     keyspace_.propagation().EndUnit(/*transaction=*/false);
   }
+  if (tracking_.client_count() > 0) tracking_.LimitUsedSlots(settings().tracking_table_max_keys);
   if (settings().activerehashing) {
     // Finish running resizes in the background (Redis's incrementallyRehash): a bounded number
     // of slots per database per tick.

@@ -40,6 +40,7 @@
 #include "engine/server/pubsub.h"
 #include "engine/server/slowlog.h"
 #include "engine/server/stats.h"
+#include "engine/server/tracking.h"
 #include "engine/server/watch.h"
 
 namespace keel {
@@ -221,6 +222,7 @@ class Engine : public ErrorObserver {
 
   // At most one observer (nullptr: none); it must outlive its registration.
   void set_command_observer(CommandObserver* observer) { command_observer_ = observer; }
+  CommandObserver* command_observer() const { return command_observer_; }
 
   // The command-time snapshot: wall-clock milliseconds at the start of the running command (the
   // time all its expiry decisions use), and the monotonic microseconds of the same instant.
@@ -333,6 +335,21 @@ class Engine : public ErrorObserver {
   // matching patterns, waking their outputs; returns how many received it.
   size_t Publish(std::string_view channel, std::string_view message, bool shard);
 
+  // --- Client tracking (tracking.h) ----------------------------------------------------------
+  Tracking& tracking() { return tracking_; }
+  const Tracking& tracking() const { return tracking_; }
+  // Redis's server.current_client: the client whose command is being processed (the outermost
+  // running command's, or the one being checked before its command runs); null between
+  // commands (cron, the loop's own work).
+  Client* current_client() {
+    return call_depth_ > 0 ? frames_[0].client : dispatching_client_;
+  }
+  // Once per event-loop iteration, before the replies are written (Redis's beforeSleep): the
+  // BCAST invalidations.
+  void BeforeSleep() { tracking_.Broadcast(); }
+  // Names `client` to the Server to write what was added to its output outside its commands.
+  void WakeOutput(Client& client);
+
   // --- MONITOR -----------------------------------------------------------------------------
   // Shows `args` of `client` to the MONITOR clients now: for a command marked skip_monitor that
   // shows itself before what it runs (EVAL).
@@ -345,6 +362,7 @@ class Engine : public ErrorObserver {
   // Clients given replies outside their own commands (MONITOR lines) since the last call: the
   // Server writes them out.
   std::vector<uint64_t> TakeOutputWakeups();
+  bool has_output_wakeups() const { return !output_wakeups_.empty(); }
 
   // --- SLOWLOG, LATENCY --------------------------------------------------------------------
   SlowLog& slowlog() { return slowlog_; }
@@ -475,6 +493,10 @@ class Engine : public ErrorObserver {
   void RecordDuration(Client& client, const CommandSpec& spec,
                       std::span<const std::string_view> args, std::span<const size_t> redacted_args,
                       int64_t duration_us, std::string_view latency_event, bool to_monitors);
+  // After a read-only command: client tracking remembers the keys it (or its script) read.
+  void RememberTrackedKeys(const CallFrame& frame);
+  // After a command: CLIENT CACHING's flag ends unless the command keeps it.
+  void EndTrackingCaching(Client& client);
   // Runs the commands of the clients waiting for keys that became ready, until none is.
   void ServeReadyKeys();
   // Runs a blocked client's command again for `key`; true when it was served.
@@ -502,6 +524,8 @@ class Engine : public ErrorObserver {
   BlockingTable blocking_;
   std::vector<uint64_t> unblocked_;
   PubSub pubsub_;
+  Tracking tracking_{*this};
+  Client* dispatching_client_ = nullptr;  // the client Execute is serving (current_client)
   Persistence persistence_{*this};
   Aof aof_{*this};
   // Publishes keyspace notifications (notify-keyspace-events with K or E); a keyspace observer

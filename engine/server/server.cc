@@ -137,7 +137,8 @@ std::vector<uint16_t> Server::listening_ports() const {
 
 int64_t Server::WaitTimeoutUs() {
   if (!pending_input_.empty() || engine_.shutdown_requested() ||
-      engine_.persistence().wants_pump() || engine_.aof().wants_pump()) {
+      engine_.persistence().wants_pump() || engine_.aof().wants_pump() ||
+      engine_.has_output_wakeups()) {
     return 0;
   }
   int64_t timeout_us = next_cron_us_ - engine_.now_monotonic_us();
@@ -193,6 +194,7 @@ bool Server::RunOnce() {
   // A background save writes its next part between the clients' turns.
   engine_.persistence().Pump();
   engine_.aof().Pump();
+  engine_.BeforeSleep();
   WakeOutputs();
   // The AOF gets this iteration's writes before any reply leaves (Redis's beforeSleep).
   engine_.aof().FlushBuffer();
@@ -207,6 +209,8 @@ bool Server::RunOnce() {
       engine_.Cron();
       ClientsCron();
       engine_.aof().FlushBuffer();
+      // What the cron changed (active expiry) reaches BCAST clients now, not a tick later.
+      engine_.BeforeSleep();
     }
   }
   FreeClosed();

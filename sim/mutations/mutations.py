@@ -622,4 +622,22 @@ MUTATIONS = [
         "find": "    if (code != StatusCode::kOk) {\n      sync.failed = true;\n      sync_failed_ = true;\n",
         "replace": "    if (false) {\n      sync.failed = true;\n      sync_failed_ = true;\n",
     },
+    {
+        "name": "tracking-skips-expiry",
+        "why": "client tracking sends no invalidation when a key expires or is evicted (the "
+               "server's own deletions): a client-side cache keeps a value that is gone",
+        "file": "engine/server/tracking.cc",
+        "find": "  uint64_t modifier = 0;\n  if (!engine_.keyspace().server_deletion() && "
+                "engine_.call_depth() > 0) {\n",
+        "replace": "  uint64_t modifier = 0;\n  if (engine_.keyspace().server_deletion()) return;\n"
+                   "  if (!engine_.keyspace().server_deletion() && engine_.call_depth() > 0) {\n",
+    },
+    {
+        "name": "tracking-flush-sends-nothing",
+        "why": "FLUSHDB and FLUSHALL empty the tracking table without the null invalidation: "
+               "client-side caches keep every value they had",
+        "file": "engine/server/tracking.cc",
+        "find": "      } else {\n        Send(*client, Payload::kNull, {});\n      }\n",
+        "replace": "      }\n",
+    },
 ]

@@ -51,10 +51,11 @@ std::string CheckTables(Engine& engine, Oracle& oracle) {
   return {};
 }
 
-std::string CheckClients(Engine& engine, Server& server, SimEnv& env) {
-  if (server.connection_count() != engine.client_count()) {
-    return "the server has " + std::to_string(server.connection_count()) +
-           " connections, the engine " + std::to_string(engine.client_count()) + " clients";
+std::string CheckClients(Engine& engine, Server& server, SimEnv& env, size_t internal_clients) {
+  if (server.connection_count() + internal_clients != engine.client_count()) {
+    return "the server has " + std::to_string(server.connection_count()) + " connections and " +
+           std::to_string(internal_clients) + " internal clients, the engine " +
+           std::to_string(engine.client_count()) + " clients";
   }
   if (env.sim_network().open_connections() != server.connection_count()) {
     return "the network has " + std::to_string(env.sim_network().open_connections()) +
@@ -85,10 +86,11 @@ std::string CheckClients(Engine& engine, Server& server, SimEnv& env) {
 
 }  // namespace
 
-std::string CheckInvariants(Engine& engine, Server& server, SimEnv& env, Oracle& oracle) {
+std::string CheckInvariants(Engine& engine, Server& server, SimEnv& env, Oracle& oracle,
+                            size_t internal_clients) {
   std::string broken = CheckMemory(engine, env);
   if (broken.empty()) broken = CheckTables(engine, oracle);
-  if (broken.empty()) broken = CheckClients(engine, server, env);
+  if (broken.empty()) broken = CheckClients(engine, server, env, internal_clients);
   return broken;
 }
 

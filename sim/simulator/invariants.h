@@ -15,7 +15,9 @@ namespace keel::sim {
 //   model (CompareKeyspace);
 // - clients: the server's connections, the engine's clients and the network's open connections
 //   agree; no client left open holds replies past the hard output limit or past the back-pressure
-//   point plus one reply, nor a query buffer past its limit.
-std::string CheckInvariants(Engine& engine, Server& server, SimEnv& env, Oracle& oracle);
+//   point plus one reply, nor a query buffer past its limit. `internal_clients` of the engine's
+//   clients have no connection (the simulator's own, as TrackingCheck's).
+std::string CheckInvariants(Engine& engine, Server& server, SimEnv& env, Oracle& oracle,
+                            size_t internal_clients = 0);
 
 }  // namespace keel::sim

@@ -10,6 +10,7 @@
 #include "sim/simulator/invariants.h"
 #include "sim/simulator/oracle.h"
 #include "sim/simulator/replica.h"
+#include "sim/simulator/tracking_check.h"
 #include "sim/workload/workload.h"
 
 namespace keel::sim {
@@ -97,7 +98,8 @@ class Simulation {
         workload_rng_(plan.seed ^ 0x776f726b6c6f6164ull),
         client_rng_(plan.seed ^ 0x636c69656e747321ull),
         aof_rng_(plan.seed ^ 0x616f6672657772ull),
-        disk_rng_(plan.seed ^ 0x6469736b66756c6cull) {
+        disk_rng_(plan.seed ^ 0x6469736b66756c6cull),
+        tracking_rng_(plan.seed ^ 0x747261636b696e67ull) {
     trace_.set_sink(sink);
     env_.set_trace(&trace_);
   }
@@ -143,6 +145,9 @@ class Simulation {
   std::unique_ptr<Server> server_;
   std::unique_ptr<Oracle> oracle_;
   std::unique_ptr<Replica> replica_;
+  // The client-side cache kept by CLIENT TRACKING (tracking_check.h); destroyed before the
+  // engine.
+  std::unique_ptr<TrackingCheck> tracking_;
   StateHistory history_;  // with kFaultCrash: every state the keyspace went through
   // When the last two server loop iterations started (monotonic µs): a sync everysec requests
   // in one completes at the next one's wait.
@@ -157,6 +162,7 @@ class Simulation {
   Rng client_rng_;    // what the clients do with them, and client-side faults
   Rng aof_rng_;       // when AOF rewrites start
   Rng disk_rng_;      // when the disk fills up and is freed
+  Rng tracking_rng_;  // which keys the tracking client reads
   Config config_;     // the server's, for the engine that loads the AOF at the end
   std::vector<SimulatedClient> clients_;
   std::vector<std::string> args_;
@@ -210,6 +216,9 @@ void Simulation::Start() {
                                      plan_.maxmemory_policy);
   engine_->set_command_observer(oracle_.get());
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().AddObserver(oracle_.get());
+  // The tracking client takes the first client id: the connections' ids follow it.
+  tracking_ = std::make_unique<TrackingCheck>(*engine_);
+  next_client_id_ = 2;
   replica_ = std::make_unique<Replica>(*engine_, env_, plan_.replica_lag_ms,
                                        plan_.seed ^ 0x7265706c696361ull);
   if (plan_.faults & kFaultCrash) {
@@ -460,8 +469,13 @@ void Simulation::RunServer(int iterations) {
 
 void Simulation::Check() {
   if (failed()) return;
-  const std::string broken = CheckInvariants(*engine_, *server_, env_, *oracle_);
+  const std::string broken =
+      CheckInvariants(*engine_, *server_, env_, *oracle_, tracking_ != nullptr ? 1 : 0);
   if (!broken.empty()) Fail("invariant broken: " + broken);
+  if (tracking_ != nullptr && !failed()) {
+    const std::string stale = tracking_->Check();
+    if (!stale.empty()) Fail(stale);
+  }
   const std::string diverged = replica_->Compare();
   if (!diverged.empty()) Fail("propagation: " + diverged);
 }
@@ -483,6 +497,9 @@ void Simulation::Step() {
   RunServer(
       1 + static_cast<int>(client_rng_.Below(static_cast<uint64_t>(plan_.server_iterations_max))));
   Check();
+  if (tracking_ != nullptr && !failed()) {
+    tracking_->Read(workload::RandomKey(tracking_rng_, plan_.space));
+  }
 }
 
 void Simulation::MoveDisk() {
@@ -609,6 +626,7 @@ void Simulation::Shutdown() {
   engine_->set_command_observer(nullptr);
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
+  tracking_.reset();
   server_.reset();
   engine_.reset();
   CheckNoLeak();
@@ -660,6 +678,7 @@ void Simulation::CrashAndRecover() {
   engine_->set_command_observer(nullptr);
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
+  tracking_.reset();
   server_.reset();
   engine_.reset();
   CheckNoLeak();
@@ -724,6 +743,7 @@ RunResult Simulation::Run() {
   result.steps = steps_;
   result.simulated_us = env_.clock().MonotonicUs();
   // A failed run may leave the engine mid-way; it is destroyed here, observer first.
+  tracking_.reset();
   if (engine_ != nullptr) {
     engine_->set_command_observer(nullptr);
     if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());

@@ -148,6 +148,49 @@ def client_no_touch(gen):
     return gen.name("client|no-touch") + [b"on"]
 
 
+def client_tracking(gen):
+    """Only forms that leave tracking off: a tracking connection would receive invalidations
+    whenever keys change (active expiry included), which a one-command-one-reply run cannot
+    place. The invalidations themselves are in conformance/cases/tracking.txt."""
+    roll = gen.rng.random()
+    if roll < 0.3:
+        return gen.name("client|tracking") + [gen.pick([b"off", b"OFF"])]
+    args = gen.name("client|tracking") + [gen.pick([b"on", b"ON", b"maybe", b""])]
+    # Every ON below is refused: a missing redirect client, PREFIX without BCAST, OPTIN with
+    # OPTOUT or BCAST, overlapping prefixes, or a syntax error.
+    failure = gen.pick(["redirect", "prefix", "optin", "bcast", "overlap", "junk", "nonumber"])
+    if failure == "redirect":
+        args += [gen.token("redirect"), gen.pick([b"999999", b"0", b"-1"])]
+    elif failure == "prefix":
+        args += [gen.token("prefix"), gen.pick([b"a", b""])] + ([gen.token("noloop")]
+                                                               if gen.chance(0.5) else [])
+    elif failure == "optin":
+        args += [gen.token("optin"), gen.token("optout")]
+    elif failure == "bcast":
+        args += [gen.token("bcast"), gen.token(gen.pick(["optin", "optout"]))]
+    elif failure == "overlap":
+        args += [gen.token("bcast"), gen.token("prefix"), b"ab", gen.token("prefix"), b"a"]
+    elif failure == "nonumber":
+        args += [gen.token("redirect"), gen.pick([b"x", b"1.5", b""])]
+    else:
+        args += [gen.junk_word()]
+    return args
+
+
+def client_caching(gen):
+    # Refused while tracking is off (always here), whatever the argument.
+    count = gen.weighted([(90, 1), (5, 0), (5, 2)])
+    return gen.name("client|caching") + [gen.pick([b"yes", b"NO", b"maybe"]) for _ in range(count)]
+
+
+def client_getredir(gen):
+    return gen.name("client|getredir") + ([gen.value()] if gen.chance(0.05) else [])
+
+
+def client_trackinginfo(gen):
+    return gen.name("client|trackinginfo") + ([gen.value()] if gen.chance(0.05) else [])
+
+
 def monitor(gen):
     return [gen.token("monitor")]
 
@@ -184,6 +227,10 @@ GENERATORS = {
     "client|getname": (0.5, client_getname),
     "client|info": (0.5, client_info),
     "client|list": (0.7, client_list),
+    "client|tracking": (0.4, client_tracking),
+    "client|caching": (0.2, client_caching),
+    "client|getredir": (0.2, client_getredir),
+    "client|trackinginfo": (0.2, client_trackinginfo),
     "publish": (0.3, _publish("publish")),
     "spublish": (0.3, _publish("spublish")),
     "pubsub|channels": (0.3, pubsub_channels),
