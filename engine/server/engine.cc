@@ -11,6 +11,7 @@
 #include "engine/db/notify.h"
 #include "engine/registry/errors.h"
 #include "engine/server/command_context.h"
+#include "engine/server/replication.h"
 
 namespace keel {
 namespace {
@@ -118,6 +119,7 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
       watches_(keyspace_),
       blocking_(keyspace_) {
   stats_.commands.resize(registry_.all().size());
+  replication_ = std::make_unique<Replication>(*this);
   multi_roles_.assign(registry_.all().size(), MultiRole::kQueued);
   for (const CommandSpec* spec : registry_.all()) {
     const std::string_view name = spec->full_name;
@@ -166,6 +168,7 @@ void Engine::ReplaceConfig(Config config) {
   const int64_t maxmemory_before = settings().maxmemory;
   config_ = std::move(config);
   RefreshKeyspaceSettings();
+  replication_->RefreshSettings();
   // A new limit evicts at once, not only before the next command (Redis's updateMaxmemory
   // starts its eviction timer): after the command that set it (Execute).
   if (settings().maxmemory != maxmemory_before && settings().maxmemory > 0) {
@@ -230,6 +233,7 @@ Client* Engine::NewClient(ConnId conn, const ConnInfo* info) {
 void Engine::FreeClient(Client* client) {
   KEEL_ASSERT(client != nullptr);
   if (client->flags & kClientMonitor) RemoveMonitor(client);
+  replication_->ForgetClient(*client);
   if (client->flags & kClientBlocked) {
     // A waiter that disconnects leaves its queues; nothing is replied or accounted.
     if (command_observer_ != nullptr) command_observer_->BlockEnded(*client);
@@ -398,6 +402,11 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
     refusal_ = aof_.MisconfError();
     return refusal_;
   }
+  // Redis's checkGoodReplicasStatus: with min-replicas-to-write, writes need that many replicas
+  // that acknowledged within min-replicas-max-lag seconds.
+  if (replication_->refuses_writes() && (EffectiveFlags(client, spec, args) & kCmdWrite)) {
+    return "NOREPLICAS Not enough good replicas to write.";
+  }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
   if ((client.flags & kClientMonitor) &&
@@ -453,6 +462,8 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   // this command in: the script's own command is not over.
   if (call_depth_ > 0) return result;
   if (blocking_.has_ready()) ServeReadyKeys();
+  // WAIT's clients, when replicas acknowledged more (Redis's processClientsWaitingReplicas).
+  if (replication_->has_new_acks()) replication_->ServeWaiters();
   if (evictions_pending_) {
     evictions_pending_ = false;
     PerformEvictions();
@@ -588,6 +599,7 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
   KEEL_ASSERT(call_depth_ < limits::kCallDepthMax);
   KEEL_DASSERT(spec.ArityAccepts(args.size()));
   const bool outermost = call_depth_ == 0;
+  const int64_t repl_offset_before = replication_->offset();
   // One clock reading per command: the reading that ended the previous command stamps this one
   // (the Redis command-time snapshot). Commands run inside another keep its time, as every
   // command of an EXEC or a script sees the time the unit started.
@@ -612,7 +624,13 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
   if (!frame.blocked) PropagateCall(client, frame);
   keyspace_.set_decides_expiry(decided_before);
   call_depth_--;
-  if (outermost) keyspace_.propagation().EndUnit();
+  if (outermost) {
+    keyspace_.propagation().EndUnit();
+    // Redis's c->woff: where this client's last write ended in the replication stream (WAIT).
+    if (replication_->offset() != repl_offset_before) {
+      client.repl_write_offset = replication_->offset();
+    }
+  }
 }
 
 void Engine::PropagateCall(const Client& client, const CallFrame& frame) {
@@ -867,11 +885,24 @@ bool Engine::UnblockClient(Client& client, bool with_error) {
   return true;
 }
 
+void Engine::RetryBlockedClient(Client& client) {
+  KEEL_ASSERT(call_depth_ == 0);
+  KEEL_ASSERT(client.flags & kClientBlocked);
+  RetryBlocked(client, {});
+}
+
+void Engine::QueueOutputWakeup(Client& client) { QueueWakeup(client, &output_wakeups_); }
+
 void Engine::ExpireBlockedClients() {
   // Each turn ends one wait, so the loop is bounded by the blocked clients.
   while (const uint64_t id = blocking_.FirstExpired(mono_now_us_)) {
     Client* client = FindClient(id);
     KEEL_ASSERT(client != nullptr && (client->flags & kClientBlocked));
+    // A wait that is not for keys (WAIT) replies from its own command, run once more.
+    if (client->blocked->retry_on_timeout) {
+      RetryBlocked(*client, {});
+      if (!(client->flags & kClientBlocked)) continue;
+    }
     EndWaitUnserved(*client, /*by_client_unblock=*/false, /*with_error=*/false);
   }
 }
@@ -1006,7 +1037,8 @@ size_t Engine::recent_max_output_buffer() const {
 }
 
 void Engine::ChangeReplicationId() {
-  replication_id_ = MakeRunId(env_.random());
+  replication_->ChangeReplicationId();
+  replication_id_ = replication_->replid();
   Log(LogLevel::kNotice, "Changing replication IDs after receiving DEBUG change-repl-id");
 }
 
@@ -1023,6 +1055,7 @@ void Engine::OnErrorReply(std::string_view code) {
 
 void Engine::Cron() {
   peak_memory_bytes();
+  replication_->Cron();
   pause_mode();
   const int64_t now_ms = wall_ms();
   if (active_expire_enabled_) {
