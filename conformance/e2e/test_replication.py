@@ -9,7 +9,13 @@
 #                                    restart of the replica (SIGTERM: it saves its RDB with the
 #                                    replication id and offset) both resume with a partial
 #                                    resynchronisation (+CONTINUE), with the writes made meanwhile;
-#   redis_cli_replica                `redis-cli --replica` against Keel shows the command stream.
+#   redis_cli_replica                `redis-cli --replica` against Keel shows the command stream;
+#   keel_replica_of_redis            keel-server as a replica of redis-server 7.0 (REPLICAOF):
+#                                    the full sync loads every type to the same digest, the stream
+#                                    follows under writes, a cut link resumes with +CONTINUE, the
+#                                    replica refuses writes (READONLY), and REPLICAOF NO ONE
+#                                    promotes it with everything the primary had (the live
+#                                    migration recipe of the README).
 #
 # The cases skip (77) without redis-server.
 import os
@@ -205,8 +211,63 @@ def test_redis_cli_replica():
                 cli.wait()
 
 
+def start_redis_primary():
+    server = h.KeelServer(
+        lambda port: ["--port", str(port), "--save", "", "--appendonly", "no",
+                      "--enable-debug-command", "yes", "--repl-diskless-sync-delay", "1"],
+        name="redis-primary", binary=h.tool("redis-server"))
+    return server.start()
+
+
+def test_keel_replica_of_redis():
+    needs_redis()
+    primary = start_redis_primary()
+    try:
+        with primary.connect() as conn:
+            rdb.fill_every_type(conn)
+        with start_primary() as replica:
+            h.check_equal(replica.command("REPLICAOF", "127.0.0.1", primary.port), "OK",
+                          "REPLICAOF host port")
+            h.check_equal(replica.command("REPLICAOF", "127.0.0.1", primary.port),
+                          "OK Already connected to specified master", "REPLICAOF again")
+            wait_until(lambda: link_up(replica), "Keel's link to redis-server to be up")
+            check_same(primary, replica, "after the full sync from redis-server")
+            h.check_equal(replica.info("replication")["role"], "slave", "INFO role")
+            role = replica.command("ROLE")
+            h.check_equal(role[:4], [b"slave", b"127.0.0.1", primary.port, b"connected"], "ROLE")
+            with primary.connect() as conn:
+                write_more(conn)
+                h.check_equal(conn.command("WAIT", 1, 10000), 1, "redis-server's WAIT 1")
+            check_same(primary, replica, "after writes on redis-server")
+            h.check_equal(replica.command("SET", "k", "v"),
+                          h.RespError("READONLY You can't write against a read only replica."),
+                          "a write on the replica")
+            # A cut link: Keel reconnects and continues (+CONTINUE), with the writes made meanwhile.
+            primary.command("CLIENT", "KILL", "TYPE", "replica")
+            with primary.connect() as conn:
+                conn.command("SET", "during:cut", "1")
+                conn.command("HSET", "during:hash", "f", "v")
+            wait_until(lambda: caught_up(primary, replica), "Keel to resume after a cut link")
+            stats = primary.info("stats")
+            h.check_equal(stats["sync_full"], "1", "redis-server's sync_full after a cut link")
+            h.check_equal(stats["sync_partial_ok"], "1",
+                          "redis-server's sync_partial_ok after a cut link")
+            check_same(primary, replica, "after a cut link")
+            # The migration's last step: promoted, Keel has everything and takes writes.
+            before = rdb.snapshot(primary)
+            h.check_equal(replica.command("REPLICAOF", "NO", "ONE"), "OK", "REPLICAOF NO ONE")
+            h.check_equal(replica.info("replication")["role"], "master", "INFO role after")
+            rdb.check_same_data(before, rdb.snapshot(replica), "after REPLICAOF NO ONE")
+            h.check_equal(replica.command("SET", "after:promotion", "1"), "OK",
+                          "a write after the promotion")
+        primary.stop()
+    finally:
+        primary.cleanup()
+
+
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.exit(h.main({"redis_replica_syncs_and_follows": test_redis_replica_syncs_and_follows,
                      "replica_resumes_with_continue": test_replica_resumes_with_continue,
-                     "redis_cli_replica": test_redis_cli_replica}))
+                     "redis_cli_replica": test_redis_cli_replica,
+                     "keel_replica_of_redis": test_keel_replica_of_redis}))

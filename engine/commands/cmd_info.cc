@@ -289,7 +289,7 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
 
 void ReplicationSection(CommandContext& context, InfoWriter& info) {
   info.Section("Replication");
-  info.Field("role", "master");
+  info.Field("role", context.server().replication().is_replica() ? "slave" : "master");
   for (const auto& [name, value] : context.server().replication().InfoFields()) {
     info.Field(name, value);
   }

@@ -1,5 +1,6 @@
 // Replication's commands on the primary's side (engine/server/replication.h): SYNC, PSYNC,
 // REPLCONF, WAIT, ROLE. INFO replication is in cmd_info.cc.
+#include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/server/engine.h"
 #include "engine/server/replication.h"
@@ -24,6 +25,13 @@ void CmdReplconf(CommandContext& context) {
 // keys): every acknowledgement runs it again (Replication::ServeWaiters), and so does its
 // timeout (BlockedCall::retry_on_timeout), which then replies the count.
 void CmdWait(CommandContext& context) {
+  if (context.server().replication().is_replica()) {
+    context.reply.Error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.");
+    return;
+  }
   int64_t replicas = 0;
   if (!ParseStrictInt64(context.arg(1), &replicas)) {
     context.reply.Error(errors::kNotInteger);
@@ -52,6 +60,43 @@ void CmdWait(CommandContext& context) {
   client.blocked->retry_on_timeout = true;
   replication.AddWaiter(client.id());
   replication.RequestAcks();
+}
+
+// REPLICAOF host port | NO ONE (and SLAVEOF, its old name): Redis 7.0's replicaofCommand.
+void CmdReplicaof(CommandContext& context) {
+  Replication& replication = context.server().replication();
+  if (OptionIs(context.arg(1), "no") && OptionIs(context.arg(2), "one")) {
+    if (replication.is_replica()) {
+      replication.StopReplicating();
+      context.server().Log(LogLevel::kNotice, "MASTER MODE enabled (user request from '" +
+                                                  context.client.peer_address + "')");
+    }
+    context.reply.Ok();
+    return;
+  }
+  if (context.client.flags & kClientReplica) {
+    context.reply.Error("ERR Command is not valid when client is a replica.");
+    return;
+  }
+  int64_t port = 0;
+  if (!ParseStrictInt64(context.arg(2), &port) || port < 0 || port > 65535) {
+    context.reply.Error("ERR Invalid master port");
+    return;
+  }
+  if (replication.is_replica() && EqualsIgnoreCase(replication.primary_host(), context.arg(1)) &&
+      replication.primary_port() == port) {
+    context.server().Log(LogLevel::kNotice,
+                         "REPLICAOF would result into synchronization with the master we are "
+                         "already connected with. No operation performed.");
+    context.reply.SimpleString("OK Already connected to specified master");
+    return;
+  }
+  replication.ReplicaOf(context.arg(1), port);
+  context.server().Log(LogLevel::kNotice, "REPLICAOF " + std::string(context.arg(1)) + ":" +
+                                              Int64ToString(port) +
+                                              " enabled (user request from '" +
+                                              context.client.peer_address + "')");
+  context.reply.Ok();
 }
 
 void CmdRole(CommandContext& context) { context.server().replication().ReplyRole(context.client); }
@@ -104,6 +149,31 @@ constexpr CommandDef kReplicationCommands[] = {
      .args = "numreplicas:integer timeout:integer",
      .handler = CmdWait,
      .tips = "request_policy:all_shards response_policy:agg_min"},
+    {.name = "replicaof",
+     .arity = 3,
+     .flags = "admin noscript stale no_async_loading",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "5.0.0",
+     .complexity = "O(1)",
+     .summary = "Make the server a replica of another instance, or promote it as master.",
+     .args = "args:oneof{host-port:block{host port:integer} no-one:block{no=NO one=ONE}}",
+     .handler = CmdReplicaof},
+    {.name = "slaveof",
+     .arity = 3,
+     .flags = "admin noscript stale no_async_loading",
+     .acl = "",
+     .keys = "",
+     .group = "server",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .summary = "Make the server a replica of another instance, or promote it as master.",
+     .args = "args:oneof{host-port:block{host port:integer} no-one:block{no=NO one=ONE}}",
+     .handler = CmdReplicaof,
+     .doc_flags = "deprecated",
+     .deprecated_since = "5.0.0",
+     .replaced_by = "`REPLICAOF`"},
     {.name = "role",
      .arity = 1,
      .flags = "noscript loading stale fast",

@@ -407,6 +407,16 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   if (replication_->refuses_writes() && (EffectiveFlags(client, spec, args) & kCmdWrite)) {
     return "NOREPLICAS Not enough good replicas to write.";
   }
+  if (replication_->is_replica()) {
+    // Redis's processCommand on a replica: a stale link refuses what needs fresh data
+    // (replica-serve-stale-data no), and a read-only replica refuses writes.
+    if (!replication_->link_up() && !replication_->serve_stale_data() && !(spec.flags & kCmdStale)) {
+      return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+    }
+    if (replication_->read_only() && (EffectiveFlags(client, spec, args) & kCmdWrite)) {
+      return "READONLY You can't write against a read only replica.";
+    }
+  }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
   if ((client.flags & kClientMonitor) &&
@@ -1058,7 +1068,8 @@ void Engine::Cron() {
   replication_->Cron();
   pause_mode();
   const int64_t now_ms = wall_ms();
-  if (active_expire_enabled_) {
+  // A replica leaves expiry to its primary's DELs.
+  if (active_expire_enabled_ && !replication_->is_replica()) {
     // The cycle's length is a latency event as in Redis ("expire-cycle"): freeing a large value
     // that expired stalls the server for as long, and LATENCY LATEST should say so.
     const int64_t cycle_start_us = env_.clock().MonotonicUs();

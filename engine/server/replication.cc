@@ -61,6 +61,20 @@ Replication::~Replication() {
   if (backlog_capacity_ > 0) engine_.keyspace().propagation().RemoveSink(this);
 }
 
+void Replication::StartFromConfig() {
+  // replicaof <host> <port> from the config file or the command line.
+  const ConfigParam* param = Config::Find("replicaof");
+  if (param == nullptr) return;
+  const std::string& text = engine_.config().Get(*param);
+  const size_t space = text.find(' ');
+  int64_t port = 0;
+  if (text.empty() || space == std::string::npos ||
+      !ParseStrictInt64(std::string_view(text).substr(space + 1), &port)) {
+    return;
+  }
+  ReplicaOf(std::string_view(text).substr(0, space), port);
+}
+
 void Replication::RefreshSettings() {
   const Config& config = engine_.config();
   settings_.backlog_size_bytes =
@@ -71,6 +85,8 @@ void Replication::RefreshSettings() {
   settings_.min_replicas_to_write = ConfigInt(config, "min-replicas-to-write", 0);
   settings_.min_replicas_max_lag_s = ConfigInt(config, "min-replicas-max-lag", 10);
   settings_.diskless_sync = ConfigBool(config, "repl-diskless-sync");
+  settings_.read_only = ConfigBool(config, "replica-read-only");
+  settings_.serve_stale_data = ConfigBool(config, "replica-serve-stale-data");
   // A new size applies at once, keeping the newest history that fits (Redis's
   // resizeReplicationBacklog keeps it all until it is trimmed; the offsets it serves are the same).
   const auto capacity = static_cast<size_t>(settings_.backlog_size_bytes);
@@ -102,6 +118,7 @@ void Replication::CreateBacklog() {
   // The next byte of the stream is the first one the backlog holds (Redis's repl_backlog->offset
   // is master_repl_offset + 1).
   backlog_first_offset_ = offset_ + 1;
+  no_replicas_since_ms_ = engine_.wall_ms();
   engine_.keyspace().propagation().AddSink(this);
 }
 
@@ -189,6 +206,9 @@ void Replication::Feed(std::string_view bytes) {
 }
 
 void Replication::Propagate(int db, std::span<const std::string_view> args) {
+  // A replica's stream is its primary's, passed on as it came (ApplyStream); its own writes (a
+  // writable replica) stay local, as in Redis.
+  if (is_replica()) return;
   std::string bytes;
   // Redis's replicationFeedSlaves: a SELECT when the command's database is not the stream's.
   if (db >= 0 && db != selected_db_) {
@@ -215,6 +235,11 @@ bool Replication::replica_online(const Client& client) const {
 void Replication::Sync(Client& client, std::span<const std::string_view> args, bool psync) {
   // A replica that asks again is ignored, as Redis ignores it.
   if (client.flags & kClientReplica) return;
+  // A replica passes on only a history it follows now.
+  if (is_replica() && !link_up()) {
+    client.reply().Error("NOMASTERLINK Can't SYNC while not connected with my master");
+    return;
+  }
   // Redis's syncCommand: the file must be the first thing the replica reads after its command.
   if (!client.output().empty()) {
     client.reply().Error("ERR SYNC and PSYNC are invalid with pending output");
@@ -325,7 +350,8 @@ void Replication::Replconf(Client& client, std::span<const std::string_view> arg
       state.ack_time_ms = engine_.wall_ms();
       return;
     } else if (EqualsIgnoreCase(option, "getack")) {
-      // For a replica to answer (this server follows no primary yet); no reply.
+      // From our primary: acknowledge now. No reply either way.
+      if (client.flags & kClientPrimary) SendAck();
       return;
     } else if (EqualsIgnoreCase(option, "rdb-only")) {
       int64_t flag = 0;
@@ -395,6 +421,20 @@ bool Replication::refuses_writes() const {
 
 void Replication::Cron() {
   const int64_t now_ms = engine_.wall_ms();
+  // The link to our primary: (re)connects once a second, times out after repl-timeout without
+  // a byte, acknowledges once a second.
+  if (link_state_ == LinkState::kConnect && now_ms - link_connect_started_ms_ >= 1000) {
+    link_connect_started_ms_ = now_ms;
+    Connect();
+  } else if (link_state_ != LinkState::kNone && link_state_ != LinkState::kConnect &&
+             now_ms - link_last_io_ms_ > settings_.timeout_s * 1000) {
+    engine_.Log(LogLevel::kWarning, link_state_ == LinkState::kConnected
+                                        ? "MASTER timeout: no data nor PING received..."
+                                        : "Timeout connecting to the MASTER...");
+    CloseLink("timeout");
+  } else if (link_state_ == LinkState::kConnected && now_ms - last_ack_ms_ >= 1000) {
+    SendAck();
+  }
   const size_t replicas = replica_count();
   // PINGs keep the replicas' links alive (their repl-timeout), every repl-ping-replica-period,
   // not while writes are paused (Redis's PAUSE_ACTION_REPLICA).
@@ -415,7 +455,8 @@ void Replication::Cron() {
     engine_.RequestClose(client);
   }
   // Without replicas for repl-backlog-ttl seconds, the backlog goes, and with it the history.
-  if (replicas == 0 && backlog_capacity_ > 0 && settings_.backlog_ttl_s > 0 &&
+  // (A replica keeps its backlog: it is its primary's history, which it may be promoted with.)
+  if (replicas == 0 && backlog_capacity_ > 0 && settings_.backlog_ttl_s > 0 && !is_replica() &&
       now_ms - no_replicas_since_ms_ > settings_.backlog_ttl_s * 1000) {
     ChangeReplicationId();
     FreeBacklog();
@@ -468,6 +509,31 @@ size_t Replication::CountedOutputBytes(const Client& client) const {
 
 std::vector<std::pair<std::string, std::string>> Replication::InfoFields() const {
   std::vector<std::pair<std::string, std::string>> fields;
+  if (is_replica()) {
+    const int64_t now_s = engine_.wall_ms() / 1000;
+    fields.emplace_back("master_host", primary_host_);
+    fields.emplace_back("master_port", Int64ToString(primary_port_));
+    fields.emplace_back("master_link_status", link_up() ? "up" : "down");
+    fields.emplace_back("master_last_io_seconds_ago",
+                        link_up() ? Int64ToString(now_s - link_last_io_ms_ / 1000) : "-1");
+    fields.emplace_back("master_sync_in_progress",
+                        link_state_ == LinkState::kTransfer ? "1" : "0");
+    const std::string offset = has_history_ ? Int64ToString(offset_) : "0";
+    fields.emplace_back("slave_read_repl_offset", offset);
+    fields.emplace_back("slave_repl_offset", offset);
+    if (!link_up()) {
+      fields.emplace_back("master_link_down_since_seconds",
+                          link_down_since_ms_ == 0
+                              ? "-1"
+                              : Int64ToString(now_s - link_down_since_ms_ / 1000));
+    }
+    fields.emplace_back("slave_priority", Int64ToString(ConfigInt(engine_.config(),
+                                                                  "replica-priority", 100)));
+    fields.emplace_back("slave_read_only",
+                        ConfigBool(engine_.config(), "replica-read-only") ? "1" : "0");
+    fields.emplace_back("replica_announced",
+                        ConfigBool(engine_.config(), "replica-announced") ? "1" : "0");
+  }
   fields.emplace_back("connected_slaves", Int64ToString(static_cast<int64_t>(replica_count())));
   if (settings_.min_replicas_to_write > 0 && settings_.min_replicas_max_lag_s > 0) {
     fields.emplace_back("min_slaves_good_slaves", Int64ToString(GoodReplicas()));
@@ -500,6 +566,35 @@ std::vector<std::pair<std::string, std::string>> Replication::InfoFields() const
 
 void Replication::ReplyRole(Client& client) const {
   ReplyBuilder& reply = client.reply();
+  if (is_replica()) {
+    // Redis's roleCommand for a replica: its primary, the link's state and its offset.
+    std::string_view state = "connect";
+    switch (link_state_) {
+      case LinkState::kNone:
+      case LinkState::kConnect:
+        state = "connect";
+        break;
+      case LinkState::kConnecting:
+        state = "connecting";
+        break;
+      case LinkState::kHandshake:
+        state = "handshake";
+        break;
+      case LinkState::kTransfer:
+        state = "sync";
+        break;
+      case LinkState::kConnected:
+        state = "connected";
+        break;
+    }
+    reply.ArrayHeader(5);
+    reply.Bulk("slave");
+    reply.Bulk(primary_host_);
+    reply.Integer(primary_port_);
+    reply.Bulk(state);
+    reply.Integer(link_up() ? offset_ : -1);
+    return;
+  }
   std::vector<std::pair<const Client*, const ReplicaState*>> shown;
   for (const auto& [id, state] : replicas_) {
     if (!state.online) continue;
@@ -517,6 +612,431 @@ void Replication::ReplyRole(Client& client) const {
     reply.Bulk(Int64ToString(state->listening_port));
     reply.Bulk(Int64ToString(state->ack_offset));
   }
+}
+
+}  // namespace keel
+
+namespace keel {
+
+// --- The replica's side ---------------------------------------------------------------------
+
+void Replication::ReplicaOf(std::string_view host, int64_t port) {
+  if (link_state_ != LinkState::kNone) CloseLink("REPLICAOF changed the primary");
+  // The replicas of this server follow a new history now: they resync (Redis disconnects them).
+  for (auto& [id, state] : replicas_) {
+    if (!state.online) continue;
+    if (Client* client = engine_.FindClient(id)) engine_.RequestClose(client);
+  }
+  primary_host_ = host == "localhost" ? "127.0.0.1" : std::string(host);
+  primary_port_ = port;
+  link_state_ = LinkState::kConnect;
+  link_down_since_ms_ = 0;
+  // What this server wrote is the history a PSYNC offers to continue (Redis's
+  // replicationCacheMasterUsingMyself): a promoted replica re-attached to its new primary
+  // continues instead of loading everything again.
+  has_history_ = backlog_capacity_ > 0;
+  if (primary_client_ == nullptr) {
+    primary_client_ = engine_.NewClient(0, nullptr);
+    primary_client_->flags |= kClientPrimary;
+  }
+  // A replica applies its primary's expiries, never its own (the primary's DEL decides).
+  engine_.keyspace().set_decides_expiry(false);
+}
+
+void Replication::StopReplicating() {
+  if (!is_replica()) return;
+  CloseLink("REPLICAOF NO ONE");
+  link_state_ = LinkState::kNone;
+  primary_host_.clear();
+  primary_port_ = 0;
+  primary_in_multi_ = false;
+  primary_queued_.clear();
+  if (primary_client_ != nullptr) {
+    engine_.FreeClient(primary_client_);
+    primary_client_ = nullptr;
+  }
+  engine_.keyspace().set_decides_expiry(true);
+  // Redis's shiftReplicationId: a new history that continues the old one from the next byte,
+  // so that replicas of the old primary can continue with this one.
+  if (backlog_capacity_ == 0) CreateBacklog();
+  replid2_ = replid_;
+  second_replid_offset_ = offset_ + 1;
+  replid_ = NewReplid(engine_.env().random());
+  engine_.Log(LogLevel::kNotice, "Setting secondary replication ID to " + replid2_ +
+                                     ", valid up to offset: " +
+                                     Int64ToString(second_replid_offset_) +
+                                     ". New replication ID is " + replid_);
+  engine_.Log(LogLevel::kNotice, "MASTER MODE enabled");
+}
+
+void Replication::Connect() {
+  ConnectOptions options;
+  options.address = primary_host_;
+  options.port = static_cast<uint16_t>(primary_port_);
+  engine_.Log(LogLevel::kNotice, "Connecting to MASTER " + primary_host_ + ":" +
+                                     Int64ToString(primary_port_));
+  Result<ConnId> conn = engine_.env().network().Connect(options);
+  if (!conn.ok()) {
+    engine_.Log(LogLevel::kWarning,
+                "Unable to connect to MASTER: " + conn.status().ToString());
+    return;
+  }
+  link_ = *conn;
+  link_state_ = LinkState::kConnecting;
+  link_connect_started_ms_ = engine_.wall_ms();
+  link_last_io_ms_ = engine_.wall_ms();
+  link_in_.clear();
+  link_out_.clear();
+  link_parser_ = RequestParser();
+  engine_.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync started");
+}
+
+void Replication::CloseLink(std::string_view why) {
+  if (link_ != 0) {
+    engine_.env().network().Close(link_);
+    link_ = 0;
+    engine_.Log(LogLevel::kNotice, "Connection with master lost (" + std::string(why) + ").");
+  }
+  if (link_state_ == LinkState::kConnected) {
+    // A transaction cut in half never ran: the primary sends it again from its MULTI.
+    if (primary_in_multi_) {
+      primary_in_multi_ = false;
+      primary_queued_.clear();
+    }
+    link_down_since_ms_ = engine_.wall_ms();
+  }
+  if (link_state_ != LinkState::kNone) link_state_ = LinkState::kConnect;
+  link_in_.clear();
+  link_out_.clear();
+}
+
+void Replication::FlushLink() {
+  while (link_ != 0 && !link_out_.empty()) {
+    const ConstSlice slice{link_out_.data(), link_out_.size()};
+    const IoResult result = engine_.env().network().Write(link_, &slice, 1);
+    if (result.code == IoCode::kOk) {
+      link_out_.erase(0, result.bytes);
+      continue;
+    }
+    if (result.code == IoCode::kWouldBlock) {
+      engine_.env().network().SetInterest(link_, true, true);
+      return;
+    }
+    CloseLink("write failed");
+    return;
+  }
+  if (link_ != 0) engine_.env().network().SetInterest(link_, true, false);
+}
+
+void Replication::SendCommand(std::initializer_list<std::string_view> args) {
+  AppendAofCommand(&link_out_, std::span<const std::string_view>(args.begin(), args.size()));
+  FlushLink();
+}
+
+void Replication::SendAck() {
+  if (link_state_ != LinkState::kConnected) return;
+  const std::string offset = Int64ToString(offset_);
+  SendCommand({"REPLCONF", "ACK", offset});
+  last_ack_ms_ = engine_.wall_ms();
+}
+
+bool Replication::OnLinkEvent(ConnId conn, EventKind kind) {
+  if (conn == 0 || conn != link_) return false;
+  if (link_state_ == LinkState::kConnecting) {
+    const Status status = engine_.env().network().ConnectStatus(link_);
+    if (status.code() == StatusCode::kWouldBlock) return true;
+    if (!status.ok()) {
+      engine_.Log(LogLevel::kWarning, "Error condition on socket for SYNC: " + status.message());
+      CloseLink("connect failed");
+      return true;
+    }
+    engine_.Log(LogLevel::kNotice, "Non blocking connect for SYNC fired the event.");
+    link_state_ = LinkState::kHandshake;
+    handshake_step_ = 0;
+    SendCommand({"PING"});
+    return true;
+  }
+  if (kind == EventKind::kWritable) {
+    FlushLink();
+    return true;
+  }
+  ReadLink();
+  return true;
+}
+
+void Replication::ReadLink() {
+  char buffer[16384];
+  // A few reads per event at most, so that a fast primary cannot starve the clients.
+  for (int round = 0; round < 64 && link_ != 0; round++) {
+    const IoResult result = engine_.env().network().Read(link_, buffer, sizeof(buffer));
+    if (result.code == IoCode::kWouldBlock) break;
+    if (result.code != IoCode::kOk) {
+      CloseLink(result.code == IoCode::kClosed ? "closed by the primary" : "connection reset");
+      return;
+    }
+    link_in_.append(buffer, result.bytes);
+    link_last_io_ms_ = engine_.wall_ms();
+    if (result.bytes < sizeof(buffer)) break;
+  }
+  while (link_ != 0) {
+    const LinkState before = link_state_;
+    const size_t unread = link_in_.size();
+    if (link_state_ == LinkState::kHandshake) {
+      HandshakeStep();
+    } else if (link_state_ == LinkState::kTransfer) {
+      TransferStep();
+    } else if (link_state_ == LinkState::kConnected) {
+      ApplyStream();
+      break;
+    }
+    if (link_state_ == before && link_in_.size() == unread) break;
+  }
+}
+
+bool Replication::TakeLine(std::string* line) {
+  // A primary sends bare newlines to keep the link alive while it prepares a reply (Redis does,
+  // during repl-diskless-sync-delay): they are no line. A line ends at '\n', its '\r' dropped.
+  size_t skip = 0;
+  while (skip < link_in_.size() && link_in_[skip] == '\n') skip++;
+  link_in_.erase(0, skip);
+  const size_t end = link_in_.find('\n');
+  if (end == std::string::npos) return false;
+  line->assign(link_in_, 0, end > 0 && link_in_[end - 1] == '\r' ? end - 1 : end);
+  link_in_.erase(0, end + 1);
+  return !line->empty() || TakeLine(line);
+}
+
+void Replication::HandshakeStep() {
+  std::string line;
+  if (!TakeLine(&line)) return;
+  const Config& config = engine_.config();
+  const auto setting = [&](std::string_view name) -> std::string {
+    const ConfigParam* param = Config::Find(name);
+    return param == nullptr ? std::string() : config.Get(*param);
+  };
+  switch (handshake_step_) {
+    case 0: {  // PONG (or an authentication error: AUTH follows)
+      if (line[0] == '-' && line.rfind("-NOAUTH", 0) != 0 && line.rfind("-NOPERM", 0) != 0 &&
+          line.rfind("-ERR operation not permitted", 0) != 0) {
+        engine_.Log(LogLevel::kWarning, "Error reply to PING from master: '" + line + "'");
+        CloseLink("PING refused");
+        return;
+      }
+      engine_.Log(LogLevel::kNotice, "Master replied to PING, replication can continue...");
+      const std::string password = setting("masterauth");
+      if (!password.empty()) {
+        const std::string user = setting("masteruser");
+        handshake_step_ = 1;
+        if (user.empty()) {
+          SendCommand({"AUTH", password});
+        } else {
+          SendCommand({"AUTH", user, password});
+        }
+        return;
+      }
+      [[fallthrough]];
+    }
+    case 1: {  // AUTH's reply (or none was sent)
+      if (handshake_step_ == 1 && line[0] == '-') {
+        engine_.Log(LogLevel::kWarning, "Unable to AUTH to MASTER: " + line);
+        CloseLink("AUTH refused");
+        return;
+      }
+      std::string port = setting("replica-announce-port");
+      if (port.empty() || port == "0") port = Int64ToString(engine_.settings().port);
+      handshake_step_ = 2;
+      SendCommand({"REPLCONF", "listening-port", port});
+      return;
+    }
+    case 2:  // REPLCONF listening-port's reply: an error is not fatal (Redis's neither)
+      if (line[0] == '-') {
+        engine_.Log(LogLevel::kNotice, "(Non critical) Master does not understand REPLCONF "
+                                       "listening-port: " + line);
+      }
+      handshake_step_ = 3;
+      SendCommand({"REPLCONF", "capa", "eof", "capa", "psync2"});
+      return;
+    case 3: {
+      if (line[0] == '-') {
+        engine_.Log(LogLevel::kNotice,
+                    "(Non critical) Master does not understand REPLCONF capa: " + line);
+      }
+      handshake_step_ = 4;
+      if (has_history_) {
+        const std::string next = Int64ToString(offset_ + 1);
+        engine_.Log(LogLevel::kNotice, "Trying a partial resynchronization (request " + replid_ +
+                                           ":" + next + ").");
+        SendCommand({"PSYNC", replid_, next});
+      } else {
+        engine_.Log(LogLevel::kNotice, "Partial resynchronization not possible (no cached master)");
+        SendCommand({"PSYNC", "?", "-1"});
+      }
+      return;
+    }
+    case 4: {
+      if (line.rfind("+FULLRESYNC ", 0) == 0) {
+        const size_t space = line.find(' ', 12);
+        transfer_replid_ = line.substr(12, space == std::string::npos ? 40 : space - 12);
+        int64_t offset = 0;
+        if (space == std::string::npos ||
+            !ParseStrictInt64(std::string_view(line).substr(space + 1), &offset)) {
+          CloseLink("bad +FULLRESYNC reply");
+          return;
+        }
+        transfer_offset_ = offset;
+        transfer_header_read_ = false;
+        link_state_ = LinkState::kTransfer;
+        engine_.Log(LogLevel::kNotice, "Full resync from master: " + transfer_replid_ + ":" +
+                                           Int64ToString(offset));
+        return;
+      }
+      if (line.rfind("+CONTINUE", 0) == 0) {
+        const std::string new_id = line.size() > 10 ? line.substr(10) : std::string();
+        if (!new_id.empty() && new_id != replid_) {
+          // The primary's history continues under a new id (it was promoted): ours too.
+          replid2_ = replid_;
+          second_replid_offset_ = offset_ + 1;
+          replid_ = new_id;
+        }
+        if (backlog_capacity_ == 0) CreateBacklog();
+        link_state_ = LinkState::kConnected;
+        link_down_since_ms_ = 0;
+        engine_.Log(LogLevel::kNotice,
+                    "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+        SendAck();
+        return;
+      }
+      engine_.Log(LogLevel::kWarning, "Unexpected reply to PSYNC from master: " + line);
+      CloseLink("PSYNC refused");
+      return;
+    }
+    default:
+      CloseLink("unexpected handshake state");
+      return;
+  }
+}
+
+void Replication::TransferStep() {
+  if (!transfer_header_read_) {
+    // The primary may send newlines to keep the link alive while it prepares the file.
+    size_t skip = 0;
+    while (skip < link_in_.size() && link_in_[skip] == '\n') skip++;
+    link_in_.erase(0, skip);
+    std::string line;
+    if (!TakeLine(&line)) return;
+    if (line.rfind("$EOF:", 0) == 0 && line.size() == 45) {
+      eof_mark_ = line.substr(5);
+      transfer_length_ = -1;
+    } else if (line.size() > 1 && line[0] == '$' &&
+               ParseStrictInt64(std::string_view(line).substr(1), &transfer_length_) &&
+               transfer_length_ >= 0) {
+      eof_mark_.clear();
+    } else {
+      engine_.Log(LogLevel::kWarning, "Bad protocol from MASTER, the first byte is not '$' (we "
+                                      "received '" + line + "'), are you sure the host and port "
+                                      "are right?");
+      CloseLink("bad transfer header");
+      return;
+    }
+    transfer_header_read_ = true;
+    engine_.Log(LogLevel::kNotice,
+                transfer_length_ < 0
+                    ? "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF"
+                    : "MASTER <-> REPLICA sync: receiving " + Int64ToString(transfer_length_) +
+                          " bytes from master");
+  }
+  size_t file_bytes = 0;
+  size_t consumed = 0;
+  if (transfer_length_ >= 0) {
+    if (link_in_.size() < static_cast<size_t>(transfer_length_)) return;
+    file_bytes = consumed = static_cast<size_t>(transfer_length_);
+  } else {
+    const size_t at = link_in_.find(eof_mark_);
+    if (at == std::string::npos) return;
+    file_bytes = at;
+    consumed = at + eof_mark_.size();
+  }
+  std::string file = link_in_.substr(0, file_bytes);
+  link_in_.erase(0, consumed);
+  engine_.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Flushing old data");
+  engine_.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Loading DB in memory");
+  RdbLoadResult result;
+  if (!engine_.persistence().LoadBytes(file, /*merge=*/false, &result)) {
+    engine_.Log(LogLevel::kWarning,
+                "Failed trying to load the MASTER synchronization DB from socket");
+    CloseLink("the file did not load");
+    return;
+  }
+  FinishFullSync();
+}
+
+void Replication::FinishFullSync() {
+  // The primary's history is ours from now on, from the offset of the file.
+  FreeBacklog();
+  replid_ = transfer_replid_;
+  replid2_ = std::string(40, '0');
+  second_replid_offset_ = -1;
+  offset_ = transfer_offset_;
+  CreateBacklog();
+  has_history_ = true;
+  selected_db_ = -1;
+  primary_in_multi_ = false;
+  primary_queued_.clear();
+  if (primary_client_ != nullptr) primary_client_->db_index = 0;
+  link_state_ = LinkState::kConnected;
+  link_down_since_ms_ = 0;
+  engine_.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Finished with success");
+  SendAck();
+}
+
+void Replication::ApplyStream() {
+  const ParserLimits limits{INT64_MAX, true};
+  size_t position = 0;
+  while (position < link_in_.size() && link_state_ == LinkState::kConnected) {
+    size_t consumed = 0;
+    const ParseResult result =
+        link_parser_.Parse(link_in_.data() + position, link_in_.size() - position, limits,
+                           &consumed);
+    if (result == ParseResult::kIncomplete) break;
+    if (result == ParseResult::kError) {
+      engine_.Log(LogLevel::kWarning, "Protocol error from MASTER: " + link_parser_.error());
+      CloseLink("protocol error");
+      return;
+    }
+    const std::string_view bytes(link_in_.data() + position, consumed);
+    position += consumed;
+    if (result != ParseResult::kCommand) {
+      // An empty line or a newline keeping the link alive: part of the stream all the same.
+      Feed(bytes);
+      continue;
+    }
+    std::span<const std::string_view> args = link_parser_.args();
+    const bool multi = EqualsIgnoreCase(args[0], "multi");
+    const bool exec = EqualsIgnoreCase(args[0], "exec");
+    applying_primary_ = true;
+    if (multi) {
+      primary_in_multi_ = true;
+      primary_queued_.clear();
+    } else if (exec && primary_in_multi_) {
+      primary_in_multi_ = false;
+      for (const std::vector<std::string>& queued : primary_queued_) {
+        std::vector<std::string_view> views(queued.begin(), queued.end());
+        engine_.Replay(*primary_client_, views, kCallFromPrimary);
+        primary_client_->output().Clear();
+      }
+      primary_queued_.clear();
+    } else if (primary_in_multi_) {
+      primary_queued_.emplace_back(args.begin(), args.end());
+    } else {
+      engine_.Replay(*primary_client_, args, kCallFromPrimary);
+      primary_client_->output().Clear();
+    }
+    applying_primary_ = false;
+    // The bytes go on to this server's backlog and replicas as they came, and count in the
+    // offset once applied (an ACK sent while applying GETACK does not count GETACK itself).
+    Feed(bytes);
+  }
+  link_in_.erase(0, position);
 }
 
 }  // namespace keel

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <span>
 #include <string>
@@ -36,6 +37,8 @@
 #include <vector>
 
 #include "engine/db/propagation.h"
+#include "engine/env/env.h"
+#include "engine/resp/request_parser.h"
 
 namespace keel {
 
@@ -113,10 +116,58 @@ class Replication final : public PropagationSink {
   bool backlog_active() const { return backlog_capacity_ > 0; }
   size_t backlog_bytes() const { return backlog_.size(); }
 
+  // --- The replica's side -----------------------------------------------------------------
+  // REPLICAOF host port: follows that primary from now on. The link connects from the next cron
+  // tick: PING, AUTH (masterauth, masteruser), REPLCONF listening-port and capa eof psync2, then
+  // PSYNC with the history it has (+CONTINUE) or "? -1"; a full sync loads the RDB file the
+  // primary sends (either form) in place of the dataset, then the stream is applied through
+  // Engine::Replay with kCallFromPrimary, and acknowledged (REPLCONF ACK) every second and on
+  // GETACK. A cut link reconnects and asks to continue. `host` must be numeric ("localhost" is
+  // read as 127.0.0.1).
+  void ReplicaOf(std::string_view host, int64_t port);
+  // REPLICAOF NO ONE: stops following and starts a new history that continues the primary's
+  // (the old id becomes master_replid2, so its replicas can continue with PSYNC).
+  void StopReplicating();
+  // Follows the primary named by the replicaof parameter, if any (at start).
+  void StartFromConfig();
+  bool is_replica() const { return !primary_host_.empty(); }
+  // replica-read-only and replica-serve-stale-data.
+  bool read_only() const { return settings_.read_only; }
+  bool serve_stale_data() const { return settings_.serve_stale_data; }
+  bool link_up() const { return link_state_ == LinkState::kConnected; }
+  const std::string& primary_host() const { return primary_host_; }
+  int64_t primary_port() const { return primary_port_; }
+  // An event of a connection the Server does not know: the link's, if it is (true).
+  bool OnLinkEvent(ConnId conn, EventKind kind);
+  // "REPLCONF GETACK" from the primary: acknowledges now.
+  void SendAck();
+
   // PropagationSink: one command of the stream.
   void Propagate(int db, std::span<const std::string_view> args) override;
 
  private:
+  enum class LinkState : uint8_t {
+    kNone,        // not a replica
+    kConnect,     // to connect at the next cron tick
+    kConnecting,  // the TCP handshake runs
+    kHandshake,   // PING ... PSYNC sent, replies awaited (handshake_step_)
+    kTransfer,    // reading the RDB file
+    kConnected,   // applying the stream
+  };
+  void Connect();
+  void CloseLink(std::string_view why);
+  // Sends what `link_out_` holds (what the socket takes now).
+  void FlushLink();
+  void SendCommand(std::initializer_list<std::string_view> args);
+  // Reads what the link has and acts on it.
+  void ReadLink();
+  // The handshake's next reply line is in link_in_ (returns false while incomplete).
+  bool TakeLine(std::string* line);
+  void HandshakeStep();
+  void TransferStep();
+  void ApplyStream();
+  void FinishFullSync();
+
   struct ReplicaState {
     int64_t listening_port = 0;
     std::string announced_ip;
@@ -150,6 +201,8 @@ class Replication final : public PropagationSink {
     int64_t min_replicas_to_write = 0;
     int64_t min_replicas_max_lag_s = 10;
     bool diskless_sync = true;
+    bool read_only = true;
+    bool serve_stale_data = true;
   };
   Settings settings_;
 
@@ -172,6 +225,32 @@ class Replication final : public PropagationSink {
   bool acks_requested_ = false;
   int64_t no_replicas_since_ms_ = 0;  // wall time the last replica left (backlog TTL)
   int64_t last_ping_ms_ = 0;
+  // The replica's side.
+  std::string primary_host_;
+  int64_t primary_port_ = 0;
+  LinkState link_state_ = LinkState::kNone;
+  ConnId link_ = 0;
+  int handshake_step_ = 0;
+  std::string link_in_;   // bytes read from the primary, not yet used
+  std::string link_out_;  // bytes for the primary, not yet written
+  int64_t link_last_io_ms_ = 0;
+  int64_t link_down_since_ms_ = 0;
+  int64_t link_connect_started_ms_ = 0;
+  // The transfer: the file's length ($len form; -1 for the EOF form with `eof_mark_`).
+  int64_t transfer_length_ = 0;
+  bool transfer_header_read_ = false;
+  std::string eof_mark_;
+  std::string transfer_replid_;
+  int64_t transfer_offset_ = 0;
+  // Whether this replica has a history to continue (PSYNC replid_ offset_+1).
+  bool has_history_ = false;
+  bool applying_primary_ = false;
+  Client* primary_client_ = nullptr;
+  // A transaction from the primary runs at its EXEC, whole (its commands, copied).
+  bool primary_in_multi_ = false;
+  std::vector<std::vector<std::string>> primary_queued_;
+  RequestParser link_parser_;
+  int64_t last_ack_ms_ = 0;
   uint64_t sync_full_ = 0;
   uint64_t sync_partial_ok_ = 0;
   uint64_t sync_partial_err_ = 0;

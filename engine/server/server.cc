@@ -57,6 +57,7 @@ Status Server::Start() {
   }
   engine_.set_listener_control(this);
   engine_.set_event_pump(this);
+  engine_.replication().StartFromConfig();
   // As redis-server: listening first, then the dataset (a failed load exits before serving):
   // from the AOF when it is on, as Redis prefers it to the RDB.
   if (!engine_.settings().appendonly) return engine_.persistence().LoadAtStartup();
@@ -231,7 +232,11 @@ void Server::HandleEvent(const Event& event) {
     case EventKind::kReadable:
     case EventKind::kWritable: {
       auto it = clients_by_conn_.find(event.handle);
-      if (it == clients_by_conn_.end()) break;  // closed earlier in this iteration
+      if (it == clients_by_conn_.end()) {
+        // The link to our primary, or a client closed earlier in this iteration.
+        engine_.replication().OnLinkEvent(event.handle, event.kind);
+        break;
+      }
       Client* client = it->second;
       if (client->flags & kClientCloseAsap) break;
       if (event.kind == EventKind::kWritable) {
