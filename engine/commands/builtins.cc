@@ -6,6 +6,9 @@
 
 namespace keel {
 
+// SYNC, PSYNC, REPLCONF, WAIT, ROLE (cmd_server_replication.cc).
+void RegisterReplicationCommands(Registry& registry);
+
 void Registry::AddBuiltins() {
   Registry* registry = this;
   RegisterConnectionCommands(*registry);
@@ -41,6 +44,7 @@ void Registry::AddBuiltins() {
   RegisterPubsubCommands(*registry);
   RegisterScriptingCommands(*registry);
   RegisterFunctionCommands(*registry);
+  RegisterReplicationCommands(*registry);
 }
 
 const Registry& Registry::Builtin() {

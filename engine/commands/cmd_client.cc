@@ -31,6 +31,8 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   const int64_t now_ms = engine.wall_ms();
   std::string flags;
   if (client.flags & kClientMonitor) flags += 'O';
+  if (client.flags & kClientReplica) flags += 'S';
+  if (client.flags & kClientPrimary) flags += 'M';
   if (client.flags & kClientPubSub) flags += 'P';
   if (client.flags & kClientMulti) flags += 'x';
   if (client.flags & (kClientPostponed | kClientBlocked)) flags += 'b';
@@ -123,20 +125,44 @@ void CmdClientInfo(CommandContext& context) {
   context.reply.Verbatim(DescribeClient(context.server(), context.client, context) + "\n");
 }
 
+// printf's "%s" on a C string: the text up to its first NUL byte.
+std::string_view CText(std::string_view text) { return text.substr(0, text.find('\0')); }
+
+// Redis's getClientTypeByName (MONITOR clients are "normal"). Returns false for an unknown name.
+enum class ClientType : uint8_t { kNormal, kPubsub, kReplica, kPrimary };
+bool ParseClientType(std::string_view name, ClientType* type) {
+  if (OptionIs(name, "normal")) {
+    *type = ClientType::kNormal;
+  } else if (OptionIs(name, "pubsub")) {
+    *type = ClientType::kPubsub;
+  } else if (OptionIs(name, "slave") || OptionIs(name, "replica")) {
+    *type = ClientType::kReplica;
+  } else if (OptionIs(name, "master")) {
+    *type = ClientType::kPrimary;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Redis's getClientType: the primary, a replica, a subscribed client, or a normal one.
+ClientType TypeOf(const Client& client) {
+  if (client.flags & kClientPrimary) return ClientType::kPrimary;
+  if (client.flags & kClientReplica) return ClientType::kReplica;
+  if (client.flags & kClientPubSub) return ClientType::kPubsub;
+  return ClientType::kNormal;
+}
+
 void CmdClientList(CommandContext& context) {
   // CLIENT LIST [TYPE normal|master|replica|pubsub] | [ID id [id ...]]: one filter at most.
   std::vector<int64_t> ids;
   bool only_ids = false;
-  bool none = false;                // TYPE master/replica: Keel has no such clients yet
-  std::optional<bool> want_pubsub;  // TYPE pubsub lists subscribed clients, normal the others
+  std::optional<ClientType> wanted_type;
   if (context.argc() == 4 && OptionIs(context.arg(2), "TYPE")) {
     const std::string_view type = context.arg(3);
-    if (OptionIs(type, "master") || OptionIs(type, "replica") || OptionIs(type, "slave")) {
-      none = true;
-    } else if (OptionIs(type, "pubsub")) {
-      want_pubsub = true;
-    } else if (OptionIs(type, "normal")) {
-      want_pubsub = false;
+    ClientType parsed = ClientType::kNormal;
+    if (ParseClientType(type, &parsed)) {
+      wanted_type = parsed;
     } else {
       // Redis formats the type as a C string: the text stops at a NUL byte.
       context.reply.Error("ERR Unknown client type '" +
@@ -167,32 +193,14 @@ void CmdClientList(CommandContext& context) {
       text += DescribeClient(context.server(), *client, context);
       text += '\n';
     }
-  } else if (!none) {
+  } else {
     for (const auto& [id, client] : context.server().clients()) {
-      if (want_pubsub && ((client->flags & kClientPubSub) != 0) != *want_pubsub) continue;
+      if (wanted_type && TypeOf(*client) != *wanted_type) continue;
       text += DescribeClient(context.server(), *client, context);
       text += '\n';
     }
   }
   context.reply.Verbatim(text);
-}
-
-// printf's "%s" on a C string: the text up to its first NUL byte.
-std::string_view CText(std::string_view text) { return text.substr(0, text.find('\0')); }
-
-// Redis's getClientTypeByName, for the types Keel's clients can have (MONITOR clients are
-// "normal"; masters and replicas arrive later). Returns false for an unknown name.
-enum class ClientType : uint8_t { kNormal, kPubsub, kOther };
-bool ParseClientType(std::string_view name, ClientType* type) {
-  if (OptionIs(name, "normal")) {
-    *type = ClientType::kNormal;
-  } else if (OptionIs(name, "pubsub")) {
-    *type = ClientType::kPubsub;
-  } else {
-    *type = ClientType::kOther;
-    return OptionIs(name, "slave") || OptionIs(name, "replica") || OptionIs(name, "master");
-  }
-  return true;
 }
 
 struct KillFilter {
@@ -233,7 +241,7 @@ bool ParseKillFilter(CommandContext& context, KillFilter* filter) {
       }
       filter->id = id;
     } else if (OptionIs(option, "type")) {
-      ClientType type = ClientType::kOther;
+      ClientType type = ClientType::kNormal;
       if (!ParseClientType(value, &type)) {
         context.reply.Error("ERR Unknown client type '" + std::string(CText(value)) + "'");
         return false;
@@ -284,10 +292,7 @@ bool KillMatches(const KillFilter& filter, const Client& client, const CommandCo
   if (filter.addr && client.peer_address != *filter.addr) return false;
   if (filter.laddr && client.local_address != *filter.laddr) return false;
   if (filter.type) {
-    // Redis's getClientType: a subscribed client is of type pubsub, not normal.
-    const ClientType type =
-        (client.flags & kClientPubSub) ? ClientType::kPubsub : ClientType::kNormal;
-    if (*filter.type != type) return false;
+    if (*filter.type != TypeOf(client)) return false;
   }
   if (filter.id != 0 && static_cast<int64_t>(client.id()) != filter.id) return false;
   if (filter.max_age_s != 0 && (context.now_ms() - client.created_ms) / 1000 < filter.max_age_s) {

@@ -5,6 +5,7 @@
 #include "engine/base/numbers.h"
 #include "engine/commands/context.h"
 #include "engine/script/scripting.h"
+#include "engine/server/replication.h"
 
 namespace keel {
 namespace {
@@ -251,7 +252,10 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
              Fixed(static_cast<double>(stats.output_rate.PerSecond()) / 1024, 2));
   info.Fields({"instantaneous_input_repl_kbps", "instantaneous_output_repl_kbps"}, "0.00");
   info.Field("rejected_connections", stats.rejected_connections);
-  info.Fields({"sync_full", "sync_partial_ok", "sync_partial_err"}, "0");
+  const Replication& replication = context.server().replication();
+  info.Field("sync_full", replication.sync_full());
+  info.Field("sync_partial_ok", replication.sync_partial_ok());
+  info.Field("sync_partial_err", replication.sync_partial_err());
   info.Field("expired_keys", keyspace_stats.expired_keys);
   info.Field("expired_stale_perc", "0.00");
   info.Fields({"expired_time_cap_reached_count", "expire_cycle_cpu_milliseconds"}, "0");
@@ -288,17 +292,10 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
 
 void ReplicationSection(CommandContext& context, InfoWriter& info) {
   info.Section("Replication");
-  info.Field("role", "master");
-  info.Field("connected_slaves", "0");
-  info.Field("master_failover_state", "no-failover");
-  info.Field("master_replid", context.server().replication_id());
-  info.Field("master_replid2", "0000000000000000000000000000000000000000");
-  info.Field("master_repl_offset", "0");
-  info.Field("second_repl_offset", "-1");
-  info.Field("repl_backlog_active", "0");
-  info.Field("repl_backlog_size", "1048576");
-  info.Field("repl_backlog_first_byte_offset", "0");
-  info.Field("repl_backlog_histlen", "0");
+  info.Field("role", context.server().replication().is_replica() ? "slave" : "master");
+  for (const auto& [name, value] : context.server().replication().InfoFields()) {
+    info.Field(name, value);
+  }
 }
 
 void CpuSection(CommandContext& context, InfoWriter& info) {

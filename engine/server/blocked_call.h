@@ -33,6 +33,9 @@ struct BlockedCall {
   // 7.0 serves a client from the key that was signalled, not from its first non-empty key).
   std::string_view serving_key;
   bool in_deadline_index = false;
+  // A wait for something other than keys (WAIT: replicas' acknowledgements): its timeout runs
+  // the command again, which gives the reply, instead of replying a null array.
+  bool retry_on_timeout = false;
 };
 
 }  // namespace keel

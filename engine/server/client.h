@@ -67,6 +67,12 @@ enum ClientFlag : uint32_t {
   kClientTrackingOptout = 1u << 25,
   kClientTrackingCaching = 1u << 26,
   kClientTrackingNoloop = 1u << 27,
+  // A replica, after its SYNC or PSYNC (CLIENT LIST 'S'): it receives the replication stream
+  // (engine/server/replication.h), and replies to its own commands are dropped, as Redis drops
+  // them, so that they cannot corrupt the stream.
+  kClientReplica = 1u << 28,
+  // The primary this server replicates from (CLIENT LIST 'M'): its commands apply the stream.
+  kClientPrimary = 1u << 29,
 };
 
 class Client {
@@ -103,6 +109,9 @@ class Client {
   size_t input_batch_bytes = 0;
   const CommandSpec* last_command = nullptr;
   uint64_t commands_processed = 0;
+  // The replication offset just after this client's last write reached the stream (WAIT waits
+  // for replicas to acknowledge it; Redis's c->woff).
+  int64_t repl_write_offset = 0;
   // Wall time when the normal-class soft output limit was first exceeded; 0 while under it.
   int64_t soft_limit_since_ms = 0;
   // appendfsync always: which reply bytes wait for which AOF bytes. A stamp says that the output

@@ -11,6 +11,7 @@
 #include "engine/db/notify.h"
 #include "engine/registry/errors.h"
 #include "engine/server/command_context.h"
+#include "engine/server/replication.h"
 
 namespace keel {
 namespace {
@@ -118,6 +119,7 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
       watches_(keyspace_),
       blocking_(keyspace_) {
   stats_.commands.resize(registry_.all().size());
+  replication_ = std::make_unique<Replication>(*this);
   multi_roles_.assign(registry_.all().size(), MultiRole::kQueued);
   for (const CommandSpec* spec : registry_.all()) {
     const std::string_view name = spec->full_name;
@@ -166,6 +168,7 @@ void Engine::ReplaceConfig(Config config) {
   const int64_t maxmemory_before = settings().maxmemory;
   config_ = std::move(config);
   RefreshKeyspaceSettings();
+  replication_->RefreshSettings();
   // A new limit evicts at once, not only before the next command (Redis's updateMaxmemory
   // starts its eviction timer): after the command that set it (Execute).
   if (settings().maxmemory != maxmemory_before && settings().maxmemory > 0) {
@@ -230,6 +233,7 @@ Client* Engine::NewClient(ConnId conn, const ConnInfo* info) {
 void Engine::FreeClient(Client* client) {
   KEEL_ASSERT(client != nullptr);
   if (client->flags & kClientMonitor) RemoveMonitor(client);
+  replication_->ForgetClient(*client);
   if (client->flags & kClientBlocked) {
     // A waiter that disconnects leaves its queues; nothing is replied or accounted.
     if (command_observer_ != nullptr) command_observer_->BlockEnded(*client);
@@ -403,6 +407,21 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
     refusal_ = aof_.MisconfError();
     return refusal_;
   }
+  // Redis's checkGoodReplicasStatus: with min-replicas-to-write, writes need that many replicas
+  // that acknowledged within min-replicas-max-lag seconds.
+  if (replication_->refuses_writes() && (EffectiveFlags(client, spec, args) & kCmdWrite)) {
+    return "NOREPLICAS Not enough good replicas to write.";
+  }
+  if (replication_->is_replica()) {
+    // Redis's processCommand on a replica: a stale link refuses what needs fresh data
+    // (replica-serve-stale-data no), and a read-only replica refuses writes.
+    if (!replication_->link_up() && !replication_->serve_stale_data() && !(spec.flags & kCmdStale)) {
+      return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+    }
+    if (replication_->read_only() && (EffectiveFlags(client, spec, args) & kCmdWrite)) {
+      return "READONLY You can't write against a read only replica.";
+    }
+  }
   // A MONITOR client is a replica to Redis, and replicas may not use the keyspace (that would
   // let them dodge CLIENT PAUSE, which never holds them).
   if ((client.flags & kClientMonitor) &&
@@ -464,6 +483,8 @@ ExecuteResult Engine::Execute(Client& client, std::span<const std::string_view> 
   // this command in: the script's own command is not over.
   if (call_depth_ > 0) return result;
   if (blocking_.has_ready()) ServeReadyKeys();
+  // WAIT's clients, when replicas acknowledged more (Redis's processClientsWaitingReplicas).
+  if (replication_->has_new_acks()) replication_->ServeWaiters();
   if (evictions_pending_) {
     evictions_pending_ = false;
     PerformEvictions();
@@ -599,6 +620,7 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
   KEEL_ASSERT(call_depth_ < limits::kCallDepthMax);
   KEEL_DASSERT(spec.ArityAccepts(args.size()));
   const bool outermost = call_depth_ == 0;
+  const int64_t repl_offset_before = replication_->offset();
   // One clock reading per command: the reading that ended the previous command stamps this one
   // (the Redis command-time snapshot). Commands run inside another keep its time, as every
   // command of an EXEC or a script sees the time the unit started.
@@ -633,6 +655,10 @@ void Engine::Call(Client& client, const CommandSpec& spec, std::span<const std::
     // Invalidations for the client's own keys follow its reply (and, in EXEC or a script, the
     // whole command's), as Redis's afterCommand.
     if (tracking_.has_pending()) tracking_.FlushPending(&client);
+    // Redis's c->woff: where this client's last write ended in the replication stream (WAIT).
+    if (replication_->offset() != repl_offset_before) {
+      client.repl_write_offset = replication_->offset();
+    }
   }
 }
 
@@ -915,11 +941,24 @@ bool Engine::UnblockClient(Client& client, bool with_error) {
   return true;
 }
 
+void Engine::RetryBlockedClient(Client& client) {
+  KEEL_ASSERT(call_depth_ == 0);
+  KEEL_ASSERT(client.flags & kClientBlocked);
+  RetryBlocked(client, {});
+}
+
+void Engine::QueueOutputWakeup(Client& client) { QueueWakeup(client, &output_wakeups_); }
+
 void Engine::ExpireBlockedClients() {
   // Each turn ends one wait, so the loop is bounded by the blocked clients.
   while (const uint64_t id = blocking_.FirstExpired(mono_now_us_)) {
     Client* client = FindClient(id);
     KEEL_ASSERT(client != nullptr && (client->flags & kClientBlocked));
+    // A wait that is not for keys (WAIT) replies from its own command, run once more.
+    if (client->blocked->retry_on_timeout) {
+      RetryBlocked(*client, {});
+      if (!(client->flags & kClientBlocked)) continue;
+    }
     EndWaitUnserved(*client, /*by_client_unblock=*/false, /*with_error=*/false);
   }
 }
@@ -1054,7 +1093,8 @@ size_t Engine::recent_max_output_buffer() const {
 }
 
 void Engine::ChangeReplicationId() {
-  replication_id_ = MakeRunId(env_.random());
+  replication_->ChangeReplicationId();
+  replication_id_ = replication_->replid();
   Log(LogLevel::kNotice, "Changing replication IDs after receiving DEBUG change-repl-id");
 }
 
@@ -1071,9 +1111,11 @@ void Engine::OnErrorReply(std::string_view code) {
 
 void Engine::Cron() {
   peak_memory_bytes();
+  replication_->Cron();
   pause_mode();
   const int64_t now_ms = wall_ms();
-  if (active_expire_enabled_) {
+  // A replica leaves expiry to its primary's DELs.
+  if (active_expire_enabled_ && !replication_->is_replica()) {
     // The cycle's length is a latency event as in Redis ("expire-cycle"): freeing a large value
     // that expired stalls the server for as long, and LATENCY LATEST should say so.
     const int64_t cycle_start_us = env_.clock().MonotonicUs();

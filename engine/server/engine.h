@@ -135,6 +135,7 @@ class EngineExtension {
 };
 
 class Engine;
+class Replication;
 // Makes the engine's scripting (defined in engine/script/scripting.cc: the one upward reference,
 // a definition, as Registry::AddBuiltins).
 std::unique_ptr<EngineExtension> MakeScripting(Engine& engine);
@@ -299,6 +300,9 @@ class Engine : public ErrorObserver {
   // Ends `client`'s wait as CLIENT UNBLOCK does: with the timeout's reply, or with the UNBLOCKED
   // error. False when it is not blocked.
   bool UnblockClient(Client& client, bool with_error);
+  // Runs again, now, the command of a client that waits for something other than keys (WAIT),
+  // which replies or waits on. REQUIRES: no command runs; `client` is blocked.
+  void RetryBlockedClient(Client& client);
   // Ends the waits whose timeout has passed (the Server calls it after every wait).
   void ExpireBlockedClients();
   // When the next wait times out (monotonic us), or 0 when none will.
@@ -328,6 +332,13 @@ class Engine : public ErrorObserver {
   // The save `client` waited for ended: SAVE and DEBUG RELOAD get +OK or -ERR, SHUTDOWN stops
   // the server (or, having failed without FORCE, gets Redis's error); then the client goes on.
   void EndPersistenceWait(Client& client, Persistence::Trigger trigger, bool ok);
+
+  // --- Replication (replication.h) -------------------------------------------------------
+  Replication& replication() { return *replication_; }
+  const Replication& replication() const { return *replication_; }
+  // Names `client` for the Server to write out what was added to its output outside its own
+  // commands (the replication stream).
+  void QueueOutputWakeup(Client& client);
 
   // --- Pub/sub (pubsub.h) -----------------------------------------------------------------
   PubSub& pubsub() { return pubsub_; }
@@ -528,6 +539,7 @@ class Engine : public ErrorObserver {
   Client* dispatching_client_ = nullptr;  // the client Execute is serving (current_client)
   Persistence persistence_{*this};
   Aof aof_{*this};
+  std::unique_ptr<Replication> replication_;
   // Publishes keyspace notifications (notify-keyspace-events with K or E); a keyspace observer
   // only while they are enabled, so that writes pay nothing for them otherwise.
   class Notifier final : public KeyspaceObserver {

@@ -4,6 +4,7 @@
 
 #include "engine/base/limits.h"
 #include "engine/base/numbers.h"
+#include "engine/server/replication.h"
 
 namespace keel {
 namespace {
@@ -56,6 +57,7 @@ Status Server::Start() {
   }
   engine_.set_listener_control(this);
   engine_.set_event_pump(this);
+  engine_.replication().StartFromConfig();
   // As redis-server: listening first, then the dataset (a failed load exits before serving):
   // from the AOF when it is on, as Redis prefers it to the RDB.
   if (!engine_.settings().appendonly) return engine_.persistence().LoadAtStartup();
@@ -195,6 +197,7 @@ bool Server::RunOnce() {
   engine_.persistence().Pump();
   engine_.aof().Pump();
   engine_.BeforeSleep();
+  engine_.replication().BeforeSleep();
   WakeOutputs();
   // The AOF gets this iteration's writes before any reply leaves (Redis's beforeSleep).
   engine_.aof().FlushBuffer();
@@ -233,7 +236,11 @@ void Server::HandleEvent(const Event& event) {
     case EventKind::kReadable:
     case EventKind::kWritable: {
       auto it = clients_by_conn_.find(event.handle);
-      if (it == clients_by_conn_.end()) break;  // closed earlier in this iteration
+      if (it == clients_by_conn_.end()) {
+        // The link to our primary, or a client closed earlier in this iteration.
+        engine_.replication().OnLinkEvent(event.handle, event.kind);
+        break;
+      }
       Client* client = it->second;
       if (client->flags & kClientCloseAsap) break;
       if (event.kind == EventKind::kWritable) {
@@ -542,9 +549,13 @@ void Server::CheckOutputLimits(Client* client) {
     engine_.RequestClose(client);
     return;
   }
-  const OutputBufferLimit& limit =
-      engine_.settings().output_buffer_limits[static_cast<int>(ClientClass::kNormal)];
-  const auto pending = static_cast<int64_t>(output.pending_bytes());
+  // A replica's limits are the replica class's, and the RDB file it is sent does not count
+  // (Redis's getClientOutputBufferMemoryUsage counts the stream, not the transfer).
+  const bool replica = (client->flags & kClientReplica) != 0;
+  const OutputBufferLimit& limit = engine_.settings().output_buffer_limits[static_cast<int>(
+      replica ? ClientClass::kReplica : ClientClass::kNormal)];
+  const auto pending = static_cast<int64_t>(
+      replica ? engine_.replication().CountedOutputBytes(*client) : output.pending_bytes());
   bool exceeded = limit.hard_bytes > 0 && pending >= limit.hard_bytes;
   if (!exceeded && limit.soft_bytes > 0 && pending >= limit.soft_bytes) {
     const int64_t now_ms = engine_.wall_ms();
@@ -788,7 +799,8 @@ void Server::ClientsCron() {
     if (!client->has_connection() || (client->flags & kClientCloseAsap)) continue;
     // Clients waiting on CLIENT PAUSE and MONITOR clients are never idle, as in Redis (blocked
     // clients and replicas are exempt from the timeout).
-    const bool exempt = (client->flags & (kClientPostponed | kClientBlocked | kClientMonitor)) != 0;
+    const bool exempt = (client->flags & (kClientPostponed | kClientBlocked | kClientMonitor |
+                                          kClientReplica | kClientPrimary)) != 0;
     if (!exempt && settings.timeout_seconds > 0 &&
         now_ms - client->last_interaction_ms > settings.timeout_seconds * 1000) {
       engine_.Log(LogLevel::kVerbose, "Closing idle client");
