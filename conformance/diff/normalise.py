@@ -357,7 +357,105 @@ def set_payload(value, args):
     # A hashtable-encoded hash (RDB type 4): its fields come in the hash's table order.
     if value.kind == "$" and value.data is not None and value.data[:1] == b"\x04":
         return Value("$", b"<hash payload of %d bytes>" % len(value.data))
+    # A stream (RDB type 19): its PEL delivery times and consumer seen times are the clock's.
+    if value.kind == "$" and value.data is not None and value.data[:1] == b"\x13":
+        return Value("$", _stream_times_zeroed(value.data))
     return value
+
+
+def _stream_times_zeroed(data):
+    """A stream payload with its 8-byte times (and so its checksum) zeroed."""
+    try:
+        out = bytearray(data)
+        nodes, _, at = _rdb_length(data, 1)
+        for _ in range(nodes):
+            at = _rdb_string_end(data, _rdb_string_end(data, at))
+        for _ in range(8):  # length, last ID, first ID, max deleted ID, entries added
+            _, _, at = _rdb_length(data, at)
+        groups, _, at = _rdb_length(data, at)
+        timed = False
+        for _ in range(groups):
+            at = _rdb_string_end(data, at)
+            for _ in range(3):  # last ID, entries read
+                _, _, at = _rdb_length(data, at)
+            pending, _, at = _rdb_length(data, at)
+            for _ in range(pending):
+                out[at + 16:at + 24] = bytes(8)
+                _, _, at = _rdb_length(data, at + 24)
+                timed = True
+            consumers, _, at = _rdb_length(data, at)
+            for _ in range(consumers):
+                at = _rdb_string_end(data, at)
+                out[at:at + 8] = bytes(8)
+                owned, _, at = _rdb_length(data, at + 8)
+                at += 16 * owned
+                timed = True
+        if timed:
+            out[-8:] = bytes(8)
+        return bytes(out)
+    except (IndexError, TypeError):
+        return data
+
+
+# --- Streams: pending entries carry delivery times and consumers the time they were seen. ---
+
+def _zero_integer(value):
+    return Value(":", b"0") if value.kind == ":" else value
+
+
+def xpending_times(value, args):
+    """XPENDING's extended form: [id, consumer, idle ms, deliveries] per entry."""
+    if len(args) <= 3 or value.kind != "*" or value.data is None:
+        return value
+    return Value("*", [Value("*", [item.data[0], item.data[1], _zero_integer(item.data[2]),
+                                   item.data[3]])
+                       if item.kind == "*" and item.data and len(item.data) == 4 else item
+                       for item in value.data])
+
+
+def _map_with(value, zero_keys, nested):
+    pairs = _pairs(value)
+    if pairs is None:
+        return value
+    changed = []
+    for key, item in pairs:
+        if any(_is_key(key, name) for name in zero_keys):
+            item = _zero_integer(item)
+        else:
+            for name, function in nested:
+                if _is_key(key, name):
+                    item = function(item)
+        changed.append((key, item))
+    return _from_pairs(value, changed)
+
+
+def _each(function):
+    def apply(value):
+        if value.kind != "*" or value.data is None:
+            return value
+        return Value("*", [function(item) for item in value.data])
+    return apply
+
+
+def _entry_time(index):
+    def apply(entry):
+        if entry.kind != "*" or entry.data is None or len(entry.data) <= index:
+            return entry
+        items = list(entry.data)
+        items[index] = _zero_integer(items[index])
+        return Value("*", items)
+    return apply
+
+
+def xinfo_consumers_times(value, args):
+    return _each(lambda consumer: _map_with(consumer, [b"idle"], []))(value)
+
+
+def xinfo_stream_times(value, args):
+    consumer = lambda c: _map_with(c, [b"seen-time"], [(b"pending", _each(_entry_time(1)))])
+    group = lambda g: _map_with(g, [], [(b"pending", _each(_entry_time(2))),
+                                         (b"consumers", _each(consumer))])
+    return _map_with(value, [], [(b"groups", _each(group))])
 
 
 # --- Hashes: a listpack's replies come in insertion order, which is compared; a hashtable's in
@@ -483,7 +581,10 @@ NORMALISERS = {
     "memory|usage": ("each server's memory layout", memory_usage, None),
     "keys": ("hash table order", sorted_elements, None),
     "scan": ("hash table order", scan_keys, None),
-    "dump": ("a set's hash table order", set_payload, None),
+    "dump": ("a set's hash table order, a stream's delivery and seen times", set_payload, None),
+    "xpending": ("the clock (idle times)", xpending_times, None),
+    "xinfo|consumers": ("the clock (idle times)", xinfo_consumers_times, None),
+    "xinfo|stream": ("the clock (delivery and seen times)", xinfo_stream_times, None),
     "smembers": ("hash table order", sorted_elements, None),
     "sort": ("hash table order (BY a constant, ALPHA ties)", sort_reply, None),
     "sort_ro": ("hash table order (BY a constant, ALPHA ties)", sort_reply, None),

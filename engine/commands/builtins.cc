@@ -34,6 +34,7 @@ void Registry::AddBuiltins() {
   RegisterBitmapCommands(*registry);
   RegisterBitfieldCommands(*registry);
   RegisterHyperLogLogCommands(*registry);
+  RegisterStreamCommands(*registry);
   RegisterServerCommands(*registry);
   RegisterPersistCommands(*registry);
   RegisterConfigCommands(*registry);

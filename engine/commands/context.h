@@ -95,6 +95,7 @@ void RegisterHashCommands(Registry& registry);
 void RegisterBitmapCommands(Registry& registry);       // SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP
 void RegisterBitfieldCommands(Registry& registry);     // BITFIELD, BITFIELD_RO
 void RegisterHyperLogLogCommands(Registry& registry);  // PF*
+void RegisterStreamCommands(Registry& registry);       // X*
 void RegisterServerCommands(Registry& registry);
 void RegisterPersistCommands(Registry& registry);
 void RegisterConfigCommands(Registry& registry);

@@ -8,6 +8,7 @@
 #include "engine/db/types/hash.h"
 #include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
+#include "engine/db/types/stream.h"
 #include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
 
@@ -139,6 +140,63 @@ void WriteHash(std::string* out, const Entry& entry) {
   });
 }
 
+// rewriteStreamObject: an XADD per entry (an empty stream as XADD MAXLEN 0 of a dummy entry), the
+// stream's IDs and counters with XSETID, then each group with XGROUP CREATE, its pending entries
+// as XCLAIMs and its consumers without pending entries as XGROUP CREATECONSUMER.
+void WriteStream(std::string* out, const Entry& entry) {
+  const StreamValue& stream = *static_cast<const StreamValue*>(EntryObject(entry));
+  const std::string_view key = entry.key();
+  if (stream.length() > 0) {
+    stream.Range(StreamId::Min(), StreamId::Max(), false, [&](const StreamEntryView& item) {
+      AppendCount(out, '*', 3 + item.field_count() * 2);
+      AppendBulk(out, "XADD");
+      AppendBulk(out, key);
+      AppendBulk(out, item.id.ToString());
+      item.ForEachField([&](std::string_view field, std::string_view value) {
+        AppendBulk(out, field);
+        AppendBulk(out, value);
+      });
+      return true;
+    });
+  } else {
+    const std::string_view args[] = {"XADD", key, "MAXLEN", "0", "0-1", "x", "y"};
+    AppendAofCommand(out, args);
+  }
+  const std::string last = stream.last_id().ToString();
+  const std::string added = std::to_string(stream.entries_added());
+  const std::string max_deleted = stream.max_deleted_id().ToString();
+  const std::string_view setid[] = {"XSETID", key, last, "ENTRIESADDED", added,
+                                    "MAXDELETEDID", max_deleted};
+  AppendAofCommand(out, setid);
+  for (const StreamGroup* group : stream.groups()) {
+    const std::string group_last = group->last_id.ToString();
+    const std::string read = std::to_string(group->entries_read);
+    const std::string_view create[] = {"XGROUP", "CREATE", key, group->name(), group_last,
+                                       "ENTRIESREAD", read};
+    AppendAofCommand(out, create);
+    StreamGroup& mutable_group = *const_cast<StreamGroup*>(group);
+    for (const StreamConsumer* consumer : group->consumers) {
+      if (consumer->pel.empty()) {
+        const std::string_view args[] = {"XGROUP", "CREATECONSUMER", key, group->name(),
+                                         consumer->name()};
+        AppendAofCommand(out, args);
+        continue;
+      }
+      for (const StreamId& id : consumer->pel) {
+        const StreamNack* nack = mutable_group.FindNack(id);
+        KEEL_ASSERT(nack != nullptr);
+        const std::string id_text = id.ToString();
+        const std::string time = std::to_string(nack->delivery_time);
+        const std::string count = std::to_string(nack->delivery_count);
+        const std::string_view args[] = {"XCLAIM", key,        group->name(), consumer->name(),
+                                         "0",      id_text,    "TIME",        time,
+                                         "RETRYCOUNT", count,  "JUSTID",      "FORCE"};
+        AppendAofCommand(out, args);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void AppendAofCommand(std::string* out, std::span<const std::string_view> args) {
@@ -179,8 +237,8 @@ void AofCommandWriter::Save(int db, const Entry& entry) {
       WriteHash(&out_, entry);
       break;
     case ValueType::kStream:
-      // Keel has no streams yet; rewriteStreamObject's XADD/XSETID/XGROUP form comes with them.
-      AssertFailed("AOF rewrite of a stream", __FILE__, __LINE__);
+      WriteStream(&out_, entry);
+      break;
   }
   if (entry.has_expiry()) {
     AppendCount(&out_, '*', 3);

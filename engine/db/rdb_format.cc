@@ -102,6 +102,13 @@ bool Reader::ReadByte(uint8_t* byte) {
   return true;
 }
 
+bool Reader::ReadRaw(size_t size, std::string_view* bytes) {
+  if (in_.size() < size) return false;
+  *bytes = in_.substr(0, size);
+  in_.remove_prefix(size);
+  return true;
+}
+
 bool Reader::ReadLengthOrEncoding(uint64_t* length, bool* encoded) {
   uint8_t first = 0;
   if (!ReadByte(&first)) return false;

@@ -63,6 +63,8 @@ class Reader {
   // A string in any of its encodings, decoded into `*bytes`, refusing one longer than
   // `size_max` bytes.
   bool ReadString(std::string* bytes, size_t size_max);
+  // `size` raw bytes (a stream PEL's IDs and times), as a view into the input.
+  bool ReadRaw(size_t size, std::string_view* bytes);
   bool at_end() const { return in_.empty(); }
   // The bytes left: a bound on how many more values can follow (each takes at least one).
   size_t remaining() const { return in_.size(); }

@@ -6,6 +6,8 @@
 #include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set.h"
 #include "engine/db/types/set_ops.h"
+#include "engine/db/types/stream.h"
+#include "engine/db/types/stream_ops.h"
 #include "engine/db/types/zset_ops.h"
 
 namespace keel {
@@ -20,13 +22,15 @@ void LoadedValue::Discard(MemoryAccountant& memory) {
     HashValue::Destroy(static_cast<HashValue*>(object), memory);
   } else if (type == ValueType::kZSet) {
     ZsetValue::Destroy(static_cast<ZsetValue*>(object), memory);
+  } else if (type == ValueType::kStream) {
+    StreamValue::Destroy(static_cast<StreamValue*>(object), memory);
   }
   object = nullptr;
 }
 
 bool IsLoadableRdbType(uint8_t rdb_type) {
   return rdb_type == rdb::kTypeString || IsListRdbType(rdb_type) || IsSetRdbType(rdb_type) ||
-         IsHashRdbType(rdb_type) || IsZsetRdbType(rdb_type);
+         IsHashRdbType(rdb_type) || IsZsetRdbType(rdb_type) || IsStreamRdbType(rdb_type);
 }
 
 namespace {
@@ -92,6 +96,16 @@ ValueLoad LoadValueOfType(uint8_t rdb_type, rdb::Reader& reader, const ValueLoad
       loaded->type = ValueType::kZSet;
       loaded->encoding = ZsetEncodingOf(*zset);
       loaded->object = zset;
+    }
+    return result;
+  }
+  if (IsStreamRdbType(rdb_type)) {
+    StreamValue* stream = nullptr;
+    const ValueLoad result = FromStatus(LoadStream(rdb_type, reader, memory, &stream));
+    if (result == ValueLoad::kLoaded) {
+      loaded->type = ValueType::kStream;
+      loaded->encoding = ObjectEncoding::kStream;
+      loaded->object = stream;
     }
     return result;
   }

@@ -8,6 +8,7 @@
 #include "engine/db/types/list.h"
 #include "engine/db/types/list_rdb.h"
 #include "engine/db/types/set_ops.h"
+#include "engine/db/types/stream_ops.h"
 #include "engine/db/types/zset_ops.h"
 
 namespace keel {
@@ -93,6 +94,7 @@ std::array<const ValueOps*, kTypeCount> ops_by_type = [] {
   table[static_cast<size_t>(ValueType::kSet)] = &kSetOps;
   table[static_cast<size_t>(ValueType::kHash)] = &kHashOps;
   table[static_cast<size_t>(ValueType::kZSet)] = &kZsetOps;
+  table[static_cast<size_t>(ValueType::kStream)] = &kStreamOps;
   return table;
 }();
 

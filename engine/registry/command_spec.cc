@@ -281,7 +281,18 @@ class ArgParser {
       if (c == ':') {
         arg->type = std::string(Field());
       } else if (c == '=') {
-        arg->token = std::string(Field());
+        if (pos_ < text_.size() && text_[pos_] == '\'') {
+          // A quoted token may be one of the notation's special characters (XADD's "=").
+          const size_t close = text_.find('\'', pos_ + 1);
+          if (close == std::string_view::npos) {
+            *error = "unterminated quoted token";
+            return false;
+          }
+          arg->token = std::string(text_.substr(pos_ + 1, close - pos_ - 1));
+          pos_ = close + 1;
+        } else {
+          arg->token = std::string(Field());
+        }
       } else if (c == '@') {
         arg->since = std::string(Field());
       } else if (c == '^') {

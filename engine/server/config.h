@@ -109,6 +109,8 @@ struct ConfigValues {
   int64_t list_compress_depth = 0;
   // A set of integers stays an intset up to this many members.
   int64_t set_max_intset_entries = 512;
+  int64_t stream_node_max_bytes = 4096;
+  int64_t stream_node_max_entries = 100;
   // A hash stays a listpack up to this many fields, none longer than the value limit in bytes.
   int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;

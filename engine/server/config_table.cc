@@ -826,8 +826,8 @@ constexpr ConfigParam kTable[] = {
     Memory("zset-max-listpack-value", 0, "64", 0, kLongMax, &CV::zset_max_listpack_value)
         .Alias("zset-max-ziplist-value"),
     Memory("hll-sparse-max-bytes", 0, "3000", 0, kLongMax, &CV::hll_sparse_max_bytes),
-    Memory("stream-node-max-bytes", 0, "4096", 0, kLongMax),
-    Int("stream-node-max-entries", 0, "100", 0, kLongMax),
+    Memory("stream-node-max-bytes", 0, "4096", 0, kLongMax, &CV::stream_node_max_bytes),
+    Int("stream-node-max-entries", 0, "100", 0, kLongMax, &CV::stream_node_max_entries),
     Bool("activerehashing", 0, "yes", &CV::activerehashing),
     // Client limits and background tasks.
     Special("client-output-buffer-limit", kConfigMultiArg,

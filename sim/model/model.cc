@@ -41,6 +41,8 @@ std::string_view TypeName(ValueType type) {
       return "zset";
     case ValueType::kHash:
       return "hash";
+    case ValueType::kStream:
+      return "stream";
   }
   return "none";
 }
@@ -74,6 +76,7 @@ Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
   Add(BitCommands());
   Add(HllCommands());
   Add(SortCommands());
+  Add(StreamCommands());
 }
 
 void Model::SwapDatabases(int first, int second) {
@@ -175,6 +178,16 @@ namespace {
 // turning a sorted set's listpack into a skiplist) is not a change of the key, and Redis's
 // zsetConvert breaks no WATCH. Writes that keep the value are in written_.
 bool SameContent(const Value& before, const Value& after) {
+  // A stream's consumer groups are not its content: Redis's group commands (XGROUP, XREADGROUP,
+  // XACK, XCLAIM) signal no modified key, so they break no WATCH.
+  if (before.type == ValueType::kStream && after.type == ValueType::kStream &&
+      before.stream.groups != after.stream.groups) {
+    Value a = before;
+    Value b = after;
+    a.stream.groups.clear();
+    b.stream.groups.clear();
+    return SameContent(a, b);
+  }
   if (before.encoding == after.encoding) return before == after;
   Value recoded = after;
   recoded.encoding = before.encoding;
@@ -318,6 +331,8 @@ std::string_view EncodingName(Encoding encoding) {
       return "hashtable";
     case Encoding::kSkiplist:
       return "skiplist";
+    case Encoding::kStream:
+      return "stream";
   }
   return "?";
 }

@@ -39,7 +39,7 @@ namespace keel::model {
 
 inline constexpr int64_t kNoExpiry = -1;
 
-enum class ValueType : uint8_t { kString, kList, kSet, kZSet, kHash };
+enum class ValueType : uint8_t { kString, kList, kSet, kZSet, kHash, kStream };
 
 // How Redis holds a value, as OBJECT ENCODING names it. A string: an integer's text of at most 20
 // bytes is an int, other values of at most 44 bytes are embstr, longer ones and edited ones
@@ -53,7 +53,44 @@ enum class Encoding : uint8_t {
   kQuicklist,
   kIntset,
   kHashtable,
-  kSkiplist
+  kSkiplist,
+  kStream
+};
+
+// A stream (model_stream.cc): entries by ID (ms, seq), the stream's IDs and counters, and its
+// consumer groups, as Redis 7.0's t_stream.c keeps them. `nodes` is where Redis's listpack nodes
+// would split the entries (their master IDs and sizes), which approximate trimming and XINFO
+// STREAM's radix tree counts depend on.
+using StreamIdPair = std::pair<uint64_t, uint64_t>;
+struct StreamNackModel {
+  std::string consumer;
+  int64_t delivery_time = 0;
+  int64_t delivery_count = 0;
+  bool operator==(const StreamNackModel& other) const = default;
+};
+struct StreamGroupModel {
+  StreamIdPair last_id{0, 0};
+  int64_t entries_read = -1;
+  std::map<StreamIdPair, StreamNackModel> pel;
+  std::map<std::string, int64_t, std::less<>> consumers;  // name -> seen time
+  bool operator==(const StreamGroupModel& other) const = default;
+};
+struct StreamNodeModel {
+  StreamIdPair master{0, 0};
+  std::vector<std::string> master_fields;
+  std::vector<std::pair<StreamIdPair, bool>> entries;  // (id, deleted), in order
+  std::vector<size_t> entry_bytes;                     // each entry's listpack bytes
+  bool operator==(const StreamNodeModel& other) const = default;
+};
+struct StreamModel {
+  std::map<StreamIdPair, std::vector<std::string>> entries;  // field, value, ...
+  StreamIdPair last_id{0, 0};
+  StreamIdPair first_id{0, 0};
+  StreamIdPair max_deleted{0, 0};
+  uint64_t entries_added = 0;
+  std::map<std::string, StreamGroupModel, std::less<>> groups;
+  std::vector<StreamNodeModel> nodes;
+  bool operator==(const StreamModel& other) const = default;
 };
 
 // One key's value. Families that add types add their representation here; only the member of
@@ -68,6 +105,7 @@ struct Value {
   // order is the engine's table, which the model does not predict).
   std::vector<std::pair<std::string, std::string>> hash;
   std::map<std::string, double> zset;  // ValueType::kZSet: member -> score
+  StreamModel stream;                  // ValueType::kStream
   int64_t expire_at_ms = kNoExpiry;
   Encoding encoding = Encoding::kEmbstr;
   // One of Redis's shared integers 0..9999 (OBJECT REFCOUNT 2147483647), which SET and the
@@ -304,6 +342,7 @@ std::span<const Command> GeoCommands();         // model_geo.cc
 std::span<const Command> BitCommands();         // model_bits.cc
 std::span<const Command> HllCommands();         // model_hll.cc
 std::span<const Command> SortCommands();        // model_sort.cc
+std::span<const Command> StreamCommands();      // model_stream.cc
 
 // Helpers shared by families, written from Redis's rules (not the engine's code).
 // A live value that is not a string: string commands that read it answer WRONGTYPE.

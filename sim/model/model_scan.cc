@@ -61,7 +61,7 @@ Expected Scan(Call& call) {
   }
   if (!use_type) return ScanPage(LiveMatching(call, pattern, use_pattern));
   for (const ValueType value_type : {ValueType::kString, ValueType::kList, ValueType::kSet,
-                                     ValueType::kZSet, ValueType::kHash}) {
+                                     ValueType::kZSet, ValueType::kHash, ValueType::kStream}) {
     if (!EqualsIgnoreCase(type, TypeName(value_type))) continue;
     std::vector<std::string> typed;
     for (const std::string& key : LiveMatching(call, pattern, use_pattern)) {

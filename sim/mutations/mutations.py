@@ -560,6 +560,30 @@ MUTATIONS = [
         "find": "      List::Position at = list.Seek(options.desc ? list.size() - first - 1 : first);\n",
         "replace": "      List::Position at = list.Seek(first);\n",
     },
+    # Streams (engine/commands/cmd_stream*.cc, engine/db/types/stream.cc): the oracle checks
+    # replies, and each stream's entries, IDs, groups and node boundaries, against the model.
+    {
+        "name": "xrange-exclusive-start-included",
+        "why": "XRANGE/XREVRANGE treat an exclusive start \"(id\" as inclusive",
+        "file": "engine/commands/cmd_stream.cc",
+        "find": "  if (exclusive && !start.Increment()) {\n    context.reply.Error(\"ERR invalid start ID",
+        "replace": "  if (exclusive && false) {\n    context.reply.Error(\"ERR invalid start ID",
+    },
+    {
+        "name": "xreadgroup-delivery-count-zero",
+        "why": "an entry XREADGROUP delivers enters the PEL with 0 deliveries instead of 1",
+        "file": "engine/commands/cmd_stream_group.cc",
+        "find": "group.pel.Insert(at, StreamNack{id, context.now_ms(), 1, consumer});",
+        "replace": "group.pel.Insert(at, StreamNack{id, context.now_ms(), 0, consumer});",
+    },
+    {
+        "name": "stream-node-takes-one-entry-too-many",
+        "why": "a stream node takes 101 entries (stream-node-max-entries 100): approximate trims "
+               "and DUMP differ from Redis's",
+        "file": "engine/db/types/stream.cc",
+        "find": "if (layout.live + layout.deleted >= limits.max_entries) last = nullptr;",
+        "replace": "if (layout.live + layout.deleted > limits.max_entries) last = nullptr;",
+    },
     {
         "name": "aof-new-incr-without-select",
         "why": "a new incremental AOF file does not start with SELECT: after a rewrite, writes "

@@ -9,6 +9,7 @@
 #include "engine/db/types/hash.h"
 #include "engine/db/types/list.h"
 #include "engine/db/types/set.h"
+#include "engine/db/types/stream.h"
 #include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
 #include "engine/registry/errors.h"
@@ -124,6 +125,13 @@ std::string DescribeValue(const model::Value& value) {
            std::string(model::EncodingName(value.encoding)) + ")";
   }
   if (value.type == model::ValueType::kList) return DescribeList(value.list);
+  if (value.type == model::ValueType::kStream) {
+    return "a stream of " + std::to_string(value.stream.entries.size()) + " entries, last " +
+           std::to_string(value.stream.last_id.first) + "-" +
+           std::to_string(value.stream.last_id.second) + ", " +
+           std::to_string(value.stream.groups.size()) + " groups, " +
+           std::to_string(value.stream.nodes.size()) + " nodes";
+  }
   if (value.type == model::ValueType::kSet) {
     std::string text = "the set " + DescribeMembers(value.set) + ", " +
                        std::string(model::EncodingName(value.encoding)) + ")";
@@ -145,6 +153,12 @@ std::string DescribeEntry(const Entry& entry) {
            std::string(EncodingNameOf(entry)) + ")";
   }
   if (entry.type() == ValueType::kList) return DescribeList(ListElements(entry));
+  if (entry.type() == ValueType::kStream) {
+    const auto& stream = *static_cast<const StreamValue*>(EntryObject(entry));
+    return "a stream of " + std::to_string(stream.length()) + " entries, last " +
+           stream.last_id().ToString() + ", " + std::to_string(stream.groups().size()) +
+           " groups, " + std::to_string(stream.nodes().size()) + " nodes";
+  }
   if (entry.type() == ValueType::kHash) {
     return DescribePairs(HashPairsOf(entry)) + std::string(EncodingNameOf(entry)) + ")";
   }
@@ -162,9 +176,60 @@ std::string DescribeEntry(const Entry& entry) {
   return text;
 }
 
+// An engine stream in the model's form: entries, IDs, counters, groups and where its nodes
+// start.
+model::StreamModel StreamModelOf(const Entry& entry) {
+  const auto& stream = *static_cast<const StreamValue*>(EntryObject(entry));
+  model::StreamModel out;
+  auto pair = [](StreamId id) { return model::StreamIdPair{id.ms, id.seq}; };
+  stream.Range(StreamId::Min(), StreamId::Max(), false, [&](const StreamEntryView& item) {
+    std::vector<std::string>& fields = out.entries[pair(item.id)];
+    item.ForEachField([&](std::string_view field, std::string_view value) {
+      fields.emplace_back(field);
+      fields.emplace_back(value);
+    });
+    return true;
+  });
+  out.last_id = pair(stream.last_id());
+  out.first_id = pair(stream.first_id());
+  out.max_deleted = pair(stream.max_deleted_id());
+  out.entries_added = stream.entries_added();
+  for (const StreamGroup* group : stream.groups()) {
+    model::StreamGroupModel& g = out.groups[std::string(group->name())];
+    g.last_id = pair(group->last_id);
+    g.entries_read = group->entries_read;
+    for (const StreamNack& nack : group->pel) {
+      g.pel[pair(nack.id)] = model::StreamNackModel{std::string(nack.consumer->name()),
+                                                    nack.delivery_time,
+                                                    static_cast<int64_t>(nack.delivery_count)};
+    }
+    for (const StreamConsumer* consumer : group->consumers) {
+      g.consumers[std::string(consumer->name())] = consumer->seen_time;
+    }
+  }
+  return out;
+}
+
+// The model's stream holds what the engine's does; the nodes are compared by where they start.
+bool SameStream(const Entry& entry, const model::StreamModel& expected) {
+  model::StreamModel actual = StreamModelOf(entry);
+  const auto& stream = *static_cast<const StreamValue*>(EntryObject(entry));
+  if (stream.nodes().size() != expected.nodes.size()) return false;
+  for (size_t i = 0; i < expected.nodes.size(); i++) {
+    const StreamId master = stream.nodes()[i].master;
+    if (model::StreamIdPair{master.ms, master.seq} != expected.nodes[i].master) return false;
+  }
+  actual.nodes = expected.nodes;
+  return actual == expected;
+}
+
 // The engine's entry holds what the model's value says: bytes, expiry and encoding (OBJECT
 // ENCODING and REFCOUNT report the last).
 bool SameValue(const Entry& entry, const model::Value& value) {
+  if (entry.type() == ValueType::kStream || value.type == model::ValueType::kStream) {
+    return entry.type() == ValueType::kStream && value.type == model::ValueType::kStream &&
+           entry.expire_at_ms() == value.expire_at_ms && SameStream(entry, value.stream);
+  }
   if (entry.type() == ValueType::kHash || value.type == model::ValueType::kHash) {
     if (entry.type() != ValueType::kHash || value.type != model::ValueType::kHash ||
         entry.expire_at_ms() != value.expire_at_ms ||

@@ -11,7 +11,7 @@ constexpr Family kFamilies[] = {
     {"counter", GenerateCounter}, {"expire", GenerateExpire},   {"scan", GenerateScan},
     {"multi", GenerateMulti},     {"list", GenerateList},       {"set", GenerateSetFamily},
     {"hash", GenerateHashFamily}, {"zset", GenerateZsetFamily}, {"bits", GenerateBits},
-    {"geo", GenerateGeo},
+    {"geo", GenerateGeo},         {"stream", GenerateStream},
 };
 
 }  // namespace

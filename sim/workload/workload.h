@@ -75,5 +75,6 @@ void GenerateHashFamily(Rng& rng, const KeySpace& space, std::vector<std::string
 void GenerateZsetFamily(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 void GenerateBits(Rng& rng, const KeySpace& space, std::vector<std::string>* args);  // + PF*
 void GenerateGeo(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
+void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* args);
 
 }  // namespace keel::workload

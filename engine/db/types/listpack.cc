@@ -242,6 +242,10 @@ void Element::Read(const unsigned char* entry) {
   if (Decode(entry, &value, &view_)) view_ = {digits_, FormatInt64(value, digits_)};
 }
 
+bool ReadEntry(const unsigned char* entry, int64_t* value, std::string_view* bytes) {
+  return Decode(entry, value, bytes);
+}
+
 size_t EntrySize(const unsigned char* entry) {
   const uint64_t encoded = EncodingSize(entry, SIZE_MAX);
   KEEL_DASSERT(encoded > 0);

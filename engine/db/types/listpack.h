@@ -59,6 +59,10 @@ class Element {
   char digits_[kIntegerTextMax + 1] = {};
 };
 
+// Reads the entry at `entry` (valid): true and *value for an integer entry, false and *bytes
+// (a view into the listpack) for a string entry.
+bool ReadEntry(const unsigned char* entry, int64_t* value, std::string_view* bytes);
+
 // Size of the entry at `entry` (valid), back length included.
 size_t EntrySize(const unsigned char* entry);
 // The entry before the one at `entry`, which must not be the first (its back length says where).
