@@ -130,8 +130,8 @@ TEST_F(TrackingTest, Resp2RedirectGoesToTheInvalidateChannelAndFlushesSendOneNul
   const sim::SimClientId sink = Connect();
   const sim::SimClientId tracker = Connect();
   const sim::SimClientId writer = Connect();
-  Ask(sink, {"subscribe", "__redis__:invalidate"});
   const int64_t sink_id = IdOf(sink);
+  Ask(sink, {"subscribe", "__redis__:invalidate"});
   EXPECT_EQ(Ask(tracker, {"client", "tracking", "on", "redirect", std::to_string(sink_id)}),
             "+OK\r\n");
   Ask(tracker, {"mget", "a", "b"});
@@ -198,19 +198,20 @@ TEST_F(TrackingTest, OptinTracksOnlyAfterCachingYesAndOptoutNotAfterCachingNo) {
 }
 
 TEST_F(TrackingTest, ExpiryInvalidatesActiveAndLazy) {
+  // TTLs of seconds: each Ask lets virtual time reach a cron tick or two.
   const sim::SimClientId tracker = Resp3();
   const sim::SimClientId writer = Connect();
   Ask(tracker, {"client", "tracking", "on"});
-  Ask(writer, {"set", "k", "1", "px", "100"});
-  Ask(tracker, {"get", "k"});
-  env_.sim_clock().Advance(2'000'000);
-  Settle();
+  Ask(writer, {"set", "k", "1", "px", "10000"});
+  EXPECT_EQ(Ask(tracker, {"get", "k"}), "$1\r\n1\r\n");
+  env_.sim_clock().Advance(20'000'000);
+  // The active expiry cycle reclaims it.
   EXPECT_EQ(Received(tracker), std::string(kPushHeader) + Keys({"k"}));
-  // Read right after its expiry, before the next cron runs: the read reclaims it.
-  Ask(writer, {"set", "k", "1", "px", "100"});
-  Ask(tracker, {"get", "k"});
-  env_.sim_clock().Advance(200'000);
-  // Its own read expires the key: the invalidation follows the (null) reply.
+  Ask(writer, {"set", "k", "1", "px", "10000"});
+  EXPECT_EQ(Ask(tracker, {"get", "k"}), "$1\r\n1\r\n");
+  env_.sim_clock().Advance(20'000'000);
+  // Its own read comes before the next cron and reclaims the key: the invalidation follows the
+  // (null) reply.
   EXPECT_EQ(Ask(tracker, {"get", "k"}), "_\r\n" + std::string(kPushHeader) + Keys({"k"}));
 }
 
