@@ -14,7 +14,8 @@ namespace keel::testing {
 namespace {
 
 constexpr std::string_view kPushHeader = ">2\r\n$10\r\ninvalidate\r\n";
-constexpr std::string_view kMessageHeader = "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n";
+constexpr std::string_view kMessageHeader =
+    "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n";
 
 std::string Keys(std::initializer_list<std::string_view> keys) {
   std::string out = "*" + std::to_string(keys.size()) + "\r\n";
@@ -225,8 +226,8 @@ TEST_F(TrackingTest, AGoneRedirectClientBreaksTheRedirect) {
   net().CloseClient(sink);
   Settle();
   Ask(writer, {"set", "k", "1"});
-  EXPECT_EQ(Received(tracker), ">2\r\n$21\r\ntracking-redir-broken\r\n:" +
-                                   std::to_string(sink_id) + "\r\n");
+  EXPECT_EQ(Received(tracker),
+            ">2\r\n$21\r\ntracking-redir-broken\r\n:" + std::to_string(sink_id) + "\r\n");
   EXPECT_NE(Ask(writer, {"client", "list"}).find("flags=tR "), std::string::npos);
   EXPECT_NE(Ask(tracker, {"client", "trackinginfo"}).find("broken_redirect"), std::string::npos);
   EXPECT_EQ(Ask(tracker, {"reset"}), "+RESET\r\n");
