@@ -93,9 +93,9 @@ std::string DescribeClient(Engine& engine, Client& client, const CommandContext&
   AppendField(&line, "events", events);
   AppendField(&line, "cmd", client.last_command ? client.last_command->full_name : "NULL");
   AppendField(&line, "user", "default");
-  AppendField(&line, "redir", (client.flags & kClientTracking)
-                                  ? static_cast<int64_t>(client.tracking_redirect)
-                                  : -1);
+  AppendField(
+      &line, "redir",
+      (client.flags & kClientTracking) ? static_cast<int64_t>(client.tracking_redirect) : -1);
   AppendField(&line, "resp", client.reply().resp());
   return line;
 }
@@ -552,9 +552,8 @@ void CmdClientCaching(CommandContext& context) {
 
 void CmdClientGetredir(CommandContext& context) {
   const Client& client = context.client;
-  context.reply.Integer((client.flags & kClientTracking)
-                            ? static_cast<int64_t>(client.tracking_redirect)
-                            : -1);
+  context.reply.Integer(
+      (client.flags & kClientTracking) ? static_cast<int64_t>(client.tracking_redirect) : -1);
 }
 
 void CmdClientTrackinginfo(CommandContext& context) {

@@ -226,9 +226,10 @@ TEST_F(ClientCommandsTest, HelpListsEverySubcommandKeelHas) {
     if (line.text.empty() || line.text[0] == ' ' || line.text.starts_with("CLIENT <")) continue;
     named.push_back(line.text.substr(0, line.text.find(' ')));
   }
-  const std::vector<std::string> expected = {"GETNAME", "ID",       "INFO",     "KILL",  "KILL",
-                                             "LIST",    "UNPAUSE",  "PAUSE",    "REPLY", "SETNAME",
-                                             "UNBLOCK", "NO-EVICT", "NO-TOUCH", "HELP"};
+  const std::vector<std::string> expected = {
+      "CACHING", "GETREDIR", "GETNAME",      "ID",       "INFO",     "KILL",
+      "KILL",    "LIST",     "UNPAUSE",      "PAUSE",    "REPLY",    "SETNAME",
+      "UNBLOCK", "TRACKING", "TRACKINGINFO", "NO-EVICT", "NO-TOUCH", "HELP"};
   EXPECT_EQ(named, expected);
   const CommandSpec* client = engine_->registry().Find("client");
   ASSERT_NE(client, nullptr);

@@ -14,7 +14,8 @@ namespace keel::testing {
 namespace {
 
 constexpr std::string_view kPushHeader = ">2\r\n$10\r\ninvalidate\r\n";
-constexpr std::string_view kMessageHeader = "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n";
+constexpr std::string_view kMessageHeader =
+    "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n";
 
 std::string Keys(std::initializer_list<std::string_view> keys) {
   std::string out = "*" + std::to_string(keys.size()) + "\r\n";
@@ -130,8 +131,8 @@ TEST_F(TrackingTest, Resp2RedirectGoesToTheInvalidateChannelAndFlushesSendOneNul
   const sim::SimClientId sink = Connect();
   const sim::SimClientId tracker = Connect();
   const sim::SimClientId writer = Connect();
-  Ask(sink, {"subscribe", "__redis__:invalidate"});
   const int64_t sink_id = IdOf(sink);
+  Ask(sink, {"subscribe", "__redis__:invalidate"});
   EXPECT_EQ(Ask(tracker, {"client", "tracking", "on", "redirect", std::to_string(sink_id)}),
             "+OK\r\n");
   Ask(tracker, {"mget", "a", "b"});
@@ -198,19 +199,20 @@ TEST_F(TrackingTest, OptinTracksOnlyAfterCachingYesAndOptoutNotAfterCachingNo) {
 }
 
 TEST_F(TrackingTest, ExpiryInvalidatesActiveAndLazy) {
+  // TTLs of seconds: each Ask lets virtual time reach a cron tick or two.
   const sim::SimClientId tracker = Resp3();
   const sim::SimClientId writer = Connect();
   Ask(tracker, {"client", "tracking", "on"});
-  Ask(writer, {"set", "k", "1", "px", "100"});
-  Ask(tracker, {"get", "k"});
-  env_.sim_clock().Advance(2'000'000);
-  Settle();
+  Ask(writer, {"set", "k", "1", "px", "10000"});
+  EXPECT_EQ(Ask(tracker, {"get", "k"}), "$1\r\n1\r\n");
+  env_.sim_clock().Advance(20'000'000);
+  // The active expiry cycle reclaims it.
   EXPECT_EQ(Received(tracker), std::string(kPushHeader) + Keys({"k"}));
-  // Read right after its expiry, before the next cron runs: the read reclaims it.
-  Ask(writer, {"set", "k", "1", "px", "100"});
-  Ask(tracker, {"get", "k"});
-  env_.sim_clock().Advance(200'000);
-  // Its own read expires the key: the invalidation follows the (null) reply.
+  Ask(writer, {"set", "k", "1", "px", "10000"});
+  EXPECT_EQ(Ask(tracker, {"get", "k"}), "$1\r\n1\r\n");
+  env_.sim_clock().Advance(20'000'000);
+  // Its own read comes before the next cron and reclaims the key: the invalidation follows the
+  // (null) reply.
   EXPECT_EQ(Ask(tracker, {"get", "k"}), "_\r\n" + std::string(kPushHeader) + Keys({"k"}));
 }
 
@@ -224,8 +226,8 @@ TEST_F(TrackingTest, AGoneRedirectClientBreaksTheRedirect) {
   net().CloseClient(sink);
   Settle();
   Ask(writer, {"set", "k", "1"});
-  EXPECT_EQ(Received(tracker), ">2\r\n$21\r\ntracking-redir-broken\r\n:" +
-                                   std::to_string(sink_id) + "\r\n");
+  EXPECT_EQ(Received(tracker),
+            ">2\r\n$21\r\ntracking-redir-broken\r\n:" + std::to_string(sink_id) + "\r\n");
   EXPECT_NE(Ask(writer, {"client", "list"}).find("flags=tR "), std::string::npos);
   EXPECT_NE(Ask(tracker, {"client", "trackinginfo"}).find("broken_redirect"), std::string::npos);
   EXPECT_EQ(Ask(tracker, {"reset"}), "+RESET\r\n");

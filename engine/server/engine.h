@@ -352,9 +352,7 @@ class Engine : public ErrorObserver {
   // Redis's server.current_client: the client whose command is being processed (the outermost
   // running command's, or the one being checked before its command runs); null between
   // commands (cron, the loop's own work).
-  Client* current_client() {
-    return call_depth_ > 0 ? frames_[0].client : dispatching_client_;
-  }
+  Client* current_client() { return call_depth_ > 0 ? frames_[0].client : dispatching_client_; }
   // Once per event-loop iteration, before the replies are written (Redis's beforeSleep): the
   // BCAST invalidations.
   void BeforeSleep() { tracking_.Broadcast(); }

@@ -14,8 +14,8 @@ namespace keel {
 namespace {
 
 constexpr std::string_view kInvalidateChannel = "__redis__:invalidate";
-constexpr uint32_t kModeFlags = kClientTrackingBcast | kClientTrackingOptin |
-                                kClientTrackingOptout | kClientTrackingNoloop;
+constexpr uint32_t kModeFlags =
+    kClientTrackingBcast | kClientTrackingOptin | kClientTrackingOptout | kClientTrackingNoloop;
 
 // Two prefixes overlap when one starts the other: some key would match both.
 bool Overlap(std::string_view first, std::string_view second) {
@@ -115,8 +115,8 @@ void Tracking::Disable(Client& client) {
   if (client.flags & kClientTracking) {
     KEEL_ASSERT(clients_ > 0);
     clients_--;
-    client.flags &= ~(kClientTracking | kClientTrackingBrokenRedirect | kModeFlags |
-                      kClientTrackingCaching);
+    client.flags &=
+        ~(kClientTracking | kClientTrackingBrokenRedirect | kModeFlags | kClientTrackingCaching);
   }
 }
 

@@ -602,6 +602,13 @@ void Simulation::Shutdown() {
   // Every client leaves; the server must free them all, and the engine all its memory.
   phase_ = "shutdown";
   trace_.Record(TraceKind::kPhase, 2, 0, "shutdown");
+  // The tracking client's last check, then it leaves first: it has no connection to cut.
+  if (tracking_ != nullptr) {
+    const std::string stale = tracking_->Check();
+    if (!stale.empty()) Fail(stale);
+    tracking_.reset();
+  }
+  if (failed()) return;
   for (SimulatedClient& client : clients_) {
     if (client.conn != 0) Cut(client, /*reset=*/false);
   }
