@@ -355,8 +355,12 @@ void Replication::Replconf(Client& client, std::span<const std::string_view> arg
       return;
     } else if (EqualsIgnoreCase(option, "rdb-only")) {
       int64_t flag = 0;
-      if (!ParseStrictInt64(value, &flag) || (flag != 0 && flag != 1)) {
+      if (!ParseStrictInt64(value, &flag)) {
         client.reply().Error(errors::kNotInteger);
+        return;
+      }
+      if (flag != 0 && flag != 1) {
+        client.reply().Error("ERR value is out of range, value must between 0 and 1");
         return;
       }
     } else if (EqualsIgnoreCase(option, "rdb-filter-only")) {
