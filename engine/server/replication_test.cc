@@ -207,6 +207,14 @@ TEST_F(ReplicationTest, ReplconfWaitRole) {
   EXPECT_EQ(env_.sim_network().Receive(client), ":1\r\n");
   EXPECT_GE(env_.sim_clock().MonotonicUs() - before_us, 100 * 1000);
   EXPECT_NE(env_.sim_network().Receive(replica).find("GETACK"), std::string::npos);
+  // Two WAITs of one database at once (they wait for no key): both time out with the count.
+  const sim::SimClientId other = Connect();
+  env_.sim_network().Send(client, Request({"wait", "3", "50"}));
+  env_.sim_network().Send(other, Request({"wait", "3", "80"}));
+  Settle();
+  EXPECT_EQ(env_.sim_network().Receive(client), ":1\r\n");  // the replica acknowledged its write
+  EXPECT_EQ(env_.sim_network().Receive(other), ":1\r\n");   // it wrote nothing
+  env_.sim_network().Receive(replica);
   // The replica's own PING gets no reply (its replies would corrupt its stream).
   EXPECT_EQ(Raw(replica, Request({"ping"})), "");
   // CLIENT LIST shows it with flags=S.
