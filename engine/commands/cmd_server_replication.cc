@@ -92,10 +92,9 @@ void CmdReplicaof(CommandContext& context) {
     return;
   }
   replication.ReplicaOf(context.arg(1), port);
-  context.server().Log(LogLevel::kNotice, "REPLICAOF " + std::string(context.arg(1)) + ":" +
-                                              Int64ToString(port) +
-                                              " enabled (user request from '" +
-                                              context.client.peer_address + "')");
+  context.server().Log(LogLevel::kNotice,
+                       "REPLICAOF " + std::string(context.arg(1)) + ":" + Int64ToString(port) +
+                           " enabled (user request from '" + context.client.peer_address + "')");
   context.reply.Ok();
 }
 

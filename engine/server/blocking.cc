@@ -13,12 +13,15 @@ void BlockingTable::Add(Client& client) {
   BlockedCall& call = *client.blocked;
   KEEL_ASSERT(call.positions.empty());
   if (blocked_++ == 0) keyspace_.AddObserver(this);
-  DbQueues& queues = queues_[call.db];
-  call.positions.reserve(call.keys.size());
-  for (const std::string& key : call.keys) {
-    auto it = queues.find(key);
-    if (it == queues.end()) it = queues.emplace(key, Queue()).first;
-    call.positions.push_back(it->second.insert(it->second.end(), &client));
+  // A wait for no key (WAIT) is only in the deadline index.
+  if (!call.keys.empty()) {
+    DbQueues& queues = queues_[call.db];
+    call.positions.reserve(call.keys.size());
+    for (const std::string& key : call.keys) {
+      auto it = queues.find(key);
+      if (it == queues.end()) it = queues.emplace(key, Queue()).first;
+      call.positions.push_back(it->second.insert(it->second.end(), &client));
+    }
   }
   if (call.deadline_us != 0) {
     deadlines_.emplace(call.deadline_us, client.id());
@@ -29,16 +32,18 @@ void BlockingTable::Add(Client& client) {
 void BlockingTable::Remove(Client& client) {
   BlockedCall& call = *client.blocked;
   KEEL_ASSERT(call.positions.size() == call.keys.size());
-  auto db_it = queues_.find(call.db);
-  KEEL_ASSERT(db_it != queues_.end());
-  DbQueues& queues = db_it->second;
-  for (size_t i = 0; i < call.keys.size(); i++) {
-    auto it = queues.find(call.keys[i]);
-    KEEL_ASSERT(it != queues.end());
-    it->second.erase(call.positions[i]);
-    if (it->second.empty()) queues.erase(it);
+  if (!call.keys.empty()) {
+    auto db_it = queues_.find(call.db);
+    KEEL_ASSERT(db_it != queues_.end());
+    DbQueues& queues = db_it->second;
+    for (size_t i = 0; i < call.keys.size(); i++) {
+      auto it = queues.find(call.keys[i]);
+      KEEL_ASSERT(it != queues.end());
+      it->second.erase(call.positions[i]);
+      if (it->second.empty()) queues.erase(it);
+    }
+    if (queues.empty()) queues_.erase(db_it);
   }
-  if (queues.empty()) queues_.erase(db_it);
   call.positions.clear();
   if (call.in_deadline_index) {
     deadlines_.erase({call.deadline_us, client.id()});

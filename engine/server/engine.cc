@@ -415,7 +415,8 @@ std::string_view Engine::CheckAllowed(const Client& client, const CommandSpec& s
   if (replication_->is_replica()) {
     // Redis's processCommand on a replica: a stale link refuses what needs fresh data
     // (replica-serve-stale-data no), and a read-only replica refuses writes.
-    if (!replication_->link_up() && !replication_->serve_stale_data() && !(spec.flags & kCmdStale)) {
+    if (!replication_->link_up() && !replication_->serve_stale_data() &&
+        !(spec.flags & kCmdStale)) {
       return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
     }
     if (replication_->read_only() && (EffectiveFlags(client, spec, args) & kCmdWrite)) {

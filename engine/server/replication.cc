@@ -355,8 +355,12 @@ void Replication::Replconf(Client& client, std::span<const std::string_view> arg
       return;
     } else if (EqualsIgnoreCase(option, "rdb-only")) {
       int64_t flag = 0;
-      if (!ParseStrictInt64(value, &flag) || (flag != 0 && flag != 1)) {
+      if (!ParseStrictInt64(value, &flag)) {
         client.reply().Error(errors::kNotInteger);
+        return;
+      }
+      if (flag != 0 && flag != 1) {
+        client.reply().Error("ERR value is out of range, value must between 0 and 1");
         return;
       }
     } else if (EqualsIgnoreCase(option, "rdb-filter-only")) {
@@ -516,19 +520,17 @@ std::vector<std::pair<std::string, std::string>> Replication::InfoFields() const
     fields.emplace_back("master_link_status", link_up() ? "up" : "down");
     fields.emplace_back("master_last_io_seconds_ago",
                         link_up() ? Int64ToString(now_s - link_last_io_ms_ / 1000) : "-1");
-    fields.emplace_back("master_sync_in_progress",
-                        link_state_ == LinkState::kTransfer ? "1" : "0");
+    fields.emplace_back("master_sync_in_progress", link_state_ == LinkState::kTransfer ? "1" : "0");
     const std::string offset = has_history_ ? Int64ToString(offset_) : "0";
     fields.emplace_back("slave_read_repl_offset", offset);
     fields.emplace_back("slave_repl_offset", offset);
     if (!link_up()) {
-      fields.emplace_back("master_link_down_since_seconds",
-                          link_down_since_ms_ == 0
-                              ? "-1"
-                              : Int64ToString(now_s - link_down_since_ms_ / 1000));
+      fields.emplace_back(
+          "master_link_down_since_seconds",
+          link_down_since_ms_ == 0 ? "-1" : Int64ToString(now_s - link_down_since_ms_ / 1000));
     }
-    fields.emplace_back("slave_priority", Int64ToString(ConfigInt(engine_.config(),
-                                                                  "replica-priority", 100)));
+    fields.emplace_back("slave_priority",
+                        Int64ToString(ConfigInt(engine_.config(), "replica-priority", 100)));
     fields.emplace_back("slave_read_only",
                         ConfigBool(engine_.config(), "replica-read-only") ? "1" : "0");
     fields.emplace_back("replica_announced",
@@ -662,10 +664,9 @@ void Replication::StopReplicating() {
   replid2_ = replid_;
   second_replid_offset_ = offset_ + 1;
   replid_ = NewReplid(engine_.env().random());
-  engine_.Log(LogLevel::kNotice, "Setting secondary replication ID to " + replid2_ +
-                                     ", valid up to offset: " +
-                                     Int64ToString(second_replid_offset_) +
-                                     ". New replication ID is " + replid_);
+  engine_.Log(LogLevel::kNotice,
+              "Setting secondary replication ID to " + replid2_ + ", valid up to offset: " +
+                  Int64ToString(second_replid_offset_) + ". New replication ID is " + replid_);
   engine_.Log(LogLevel::kNotice, "MASTER MODE enabled");
 }
 
@@ -673,12 +674,11 @@ void Replication::Connect() {
   ConnectOptions options;
   options.address = primary_host_;
   options.port = static_cast<uint16_t>(primary_port_);
-  engine_.Log(LogLevel::kNotice, "Connecting to MASTER " + primary_host_ + ":" +
-                                     Int64ToString(primary_port_));
+  engine_.Log(LogLevel::kNotice,
+              "Connecting to MASTER " + primary_host_ + ":" + Int64ToString(primary_port_));
   Result<ConnId> conn = engine_.env().network().Connect(options);
   if (!conn.ok()) {
-    engine_.Log(LogLevel::kWarning,
-                "Unable to connect to MASTER: " + conn.status().ToString());
+    engine_.Log(LogLevel::kWarning, "Unable to connect to MASTER: " + conn.status().ToString());
     return;
   }
   link_ = *conn;
@@ -850,8 +850,10 @@ void Replication::HandshakeStep() {
     }
     case 2:  // REPLCONF listening-port's reply: an error is not fatal (Redis's neither)
       if (line[0] == '-') {
-        engine_.Log(LogLevel::kNotice, "(Non critical) Master does not understand REPLCONF "
-                                       "listening-port: " + line);
+        engine_.Log(LogLevel::kNotice,
+                    "(Non critical) Master does not understand REPLCONF "
+                    "listening-port: " +
+                        line);
       }
       handshake_step_ = 3;
       SendCommand({"REPLCONF", "capa", "eof", "capa", "psync2"});
@@ -864,8 +866,8 @@ void Replication::HandshakeStep() {
       handshake_step_ = 4;
       if (has_history_) {
         const std::string next = Int64ToString(offset_ + 1);
-        engine_.Log(LogLevel::kNotice, "Trying a partial resynchronization (request " + replid_ +
-                                           ":" + next + ").");
+        engine_.Log(LogLevel::kNotice,
+                    "Trying a partial resynchronization (request " + replid_ + ":" + next + ").");
         SendCommand({"PSYNC", replid_, next});
       } else {
         engine_.Log(LogLevel::kNotice, "Partial resynchronization not possible (no cached master)");
@@ -886,8 +888,8 @@ void Replication::HandshakeStep() {
         transfer_offset_ = offset;
         transfer_header_read_ = false;
         link_state_ = LinkState::kTransfer;
-        engine_.Log(LogLevel::kNotice, "Full resync from master: " + transfer_replid_ + ":" +
-                                           Int64ToString(offset));
+        engine_.Log(LogLevel::kNotice,
+                    "Full resync from master: " + transfer_replid_ + ":" + Int64ToString(offset));
         return;
       }
       if (line.rfind("+CONTINUE", 0) == 0) {
@@ -932,9 +934,12 @@ void Replication::TransferStep() {
                transfer_length_ >= 0) {
       eof_mark_.clear();
     } else {
-      engine_.Log(LogLevel::kWarning, "Bad protocol from MASTER, the first byte is not '$' (we "
-                                      "received '" + line + "'), are you sure the host and port "
-                                      "are right?");
+      engine_.Log(LogLevel::kWarning,
+                  "Bad protocol from MASTER, the first byte is not '$' (we "
+                  "received '" +
+                      line +
+                      "'), are you sure the host and port "
+                      "are right?");
       CloseLink("bad transfer header");
       return;
     }
@@ -994,9 +999,8 @@ void Replication::ApplyStream() {
   size_t position = 0;
   while (position < link_in_.size() && link_state_ == LinkState::kConnected) {
     size_t consumed = 0;
-    const ParseResult result =
-        link_parser_.Parse(link_in_.data() + position, link_in_.size() - position, limits,
-                           &consumed);
+    const ParseResult result = link_parser_.Parse(link_in_.data() + position,
+                                                  link_in_.size() - position, limits, &consumed);
     if (result == ParseResult::kIncomplete) break;
     if (result == ParseResult::kError) {
       engine_.Log(LogLevel::kWarning, "Protocol error from MASTER: " + link_parser_.error());

@@ -37,7 +37,9 @@ class ReplicationTest : public ServerTest {
   // A replica that did the full handshake; returns what it read after PSYNC.
   std::string Attach(sim::SimClientId replica, bool eof = false) {
     EXPECT_EQ(One(replica, {"replconf", "listening-port", "6380"}), Ok());
-    if (eof) EXPECT_EQ(One(replica, {"replconf", "capa", "eof", "capa", "psync2"}), Ok());
+    if (eof) {
+      EXPECT_EQ(One(replica, {"replconf", "capa", "eof", "capa", "psync2"}), Ok());
+    }
     return Raw(replica, Request({"psync", "?", "-1"}));
   }
   const Replication& replication() { return engine_->replication(); }
@@ -79,7 +81,9 @@ TEST_F(ReplicationTest, FullResyncSendsTheFileThenTheStream) {
   EXPECT_EQ(Info(writer, "repl_backlog_first_byte_offset"), "1");
   EXPECT_EQ(Info(writer, "repl_backlog_histlen"), std::to_string(expected.size()));
   EXPECT_EQ(Info(writer, "connected_slaves"), "1");
-  EXPECT_EQ(Info(writer, "slave0"), "ip=127.0.0.1,port=6380,state=online,offset=0,lag=0");
+  // lag: seconds since its last ACK (the simulated clock may have crossed a second).
+  EXPECT_EQ(Info(writer, "slave0").substr(0, 49),
+            "ip=127.0.0.1,port=6380,state=online,offset=0,lag=");
 
   // Another database: a SELECT again; MULTI/EXEC as one unit.
   EXPECT_EQ(One(writer, {"select", "3"}), Ok());
@@ -195,13 +199,22 @@ TEST_F(ReplicationTest, ReplconfWaitRole) {
       One(client, {"role"}),
       Array({Bulk("master"), Int(replication().offset()),
              Array({Array({Bulk("127.0.0.1"), Bulk("6380"), Bulk(std::to_string(offset))})})}));
-  // WAIT for more replicas than there are times out with the count.
+  // WAIT for more replicas than there are times out with the count (Settle lets the simulated
+  // time run past the timeout).
+  const int64_t before_us = env_.sim_clock().MonotonicUs();
   env_.sim_network().Send(client, Request({"wait", "2", "100"}));
   Settle();
-  EXPECT_EQ(env_.sim_network().Receive(client), "");
-  env_.sim_clock().Advance(200 * 1000);
-  Settle();
   EXPECT_EQ(env_.sim_network().Receive(client), ":1\r\n");
+  EXPECT_GE(env_.sim_clock().MonotonicUs() - before_us, 100 * 1000);
+  EXPECT_NE(env_.sim_network().Receive(replica).find("GETACK"), std::string::npos);
+  // Two WAITs of one database at once (they wait for no key): both time out with the count.
+  const sim::SimClientId other = Connect();
+  env_.sim_network().Send(client, Request({"wait", "3", "50"}));
+  env_.sim_network().Send(other, Request({"wait", "3", "80"}));
+  Settle();
+  EXPECT_EQ(env_.sim_network().Receive(client), ":1\r\n");  // the replica acknowledged its write
+  EXPECT_EQ(env_.sim_network().Receive(other), ":1\r\n");   // it wrote nothing
+  env_.sim_network().Receive(replica);
   // The replica's own PING gets no reply (its replies would corrupt its stream).
   EXPECT_EQ(Raw(replica, Request({"ping"})), "");
   // CLIENT LIST shows it with flags=S.
@@ -230,6 +243,98 @@ TEST_F(ReplicationTest, PingsEveryPeriod) {
   env_.sim_clock().Advance(1100 * 1000);
   Settle();
   EXPECT_EQ(env_.sim_network().Receive(replica), "*1\r\n$4\r\nPING\r\n");
+}
+
+// Keel replicating from Keel over the simulated fabric: the replica's side end to end (REPLICAOF,
+// handshake, the file, the stream, ACKs, a cut link continued, READONLY, promotion).
+class TwoNodeTest : public ::testing::Test {
+ protected:
+  struct Node {
+    explicit Node(uint64_t seed) : env(seed) {}
+    sim::SimEnv env;
+    std::unique_ptr<Engine> engine;
+    std::unique_ptr<Server> server;
+    uint16_t port = 0;
+    sim::SimClientId client = 0;
+  };
+  TwoNodeTest() : primary_(31), replica_(32) {
+    Start(primary_, "10.0.0.1");
+    Start(replica_, "10.0.0.2");
+  }
+  void Start(Node& node, const std::string& address) {
+    EXPECT_TRUE(node.env.sim_network().JoinFabric(&fabric_, address));
+    // Not on loopback: protected mode would refuse the replica (as Redis's does).
+    node.engine = std::make_unique<Engine>(node.env, ConfigWith({{"protected-mode", "no"}}));
+    node.server = std::make_unique<Server>(*node.engine);
+    ASSERT_TRUE(node.server->Start().ok());
+    node.port = node.server->listening_ports().front();
+    node.client = node.env.sim_network().Connect(node.port);
+  }
+  // Runs both loops for a while (each environment moves its own virtual time).
+  void Run(int iterations = 200) {
+    for (int i = 0; i < iterations; i++) {
+      primary_.server->RunOnce();
+      replica_.server->RunOnce();
+    }
+  }
+  RespValue Command(Node& node, std::initializer_list<std::string_view> args) {
+    node.env.sim_network().Send(node.client, Request(args));
+    for (int i = 0; i < 50; i++) {
+      primary_.server->RunOnce();
+      replica_.server->RunOnce();
+      const std::vector<RespValue> replies = DecodeAll(node.env.sim_network().Receive(node.client));
+      if (!replies.empty()) return replies.front();
+    }
+    ADD_FAILURE() << "no reply";
+    return RespValue();
+  }
+  sim::SimFabric fabric_;
+  Node primary_;
+  Node replica_;
+};
+
+TEST_F(TwoNodeTest, KeelFollowsKeel) {
+  EXPECT_EQ(Command(primary_, {"set", "before", "1"}), Ok());
+  EXPECT_EQ(Command(primary_, {"rpush", "list", "a", "b"}), Int(2));
+  EXPECT_EQ(Command(replica_, {"replicaof", "10.0.0.1", std::to_string(primary_.port)}), Ok());
+  Run();
+  const Replication& on_replica = replica_.engine->replication();
+  const Replication& on_primary = primary_.engine->replication();
+  EXPECT_TRUE(on_replica.link_up());
+  if (!on_replica.link_up()) {
+    for (const std::string& line : replica_.env.sim_log().lines()) ADD_FAILURE() << line;
+  }
+  EXPECT_EQ(on_replica.replid(), on_primary.replid());
+  EXPECT_EQ(Command(replica_, {"get", "before"}), Bulk("1"));
+  EXPECT_EQ(Command(replica_, {"lrange", "list", "0", "-1"}), Array({Bulk("a"), Bulk("b")}));
+  // The stream, with a transaction and another database.
+  EXPECT_EQ(Command(primary_, {"select", "2"}), Ok());
+  EXPECT_EQ(Command(primary_, {"multi"}), Ok());
+  EXPECT_EQ(Command(primary_, {"incr", "n"}), Status("QUEUED"));
+  EXPECT_EQ(Command(primary_, {"incr", "n"}), Status("QUEUED"));
+  EXPECT_EQ(Command(primary_, {"exec"}), Array({Int(1), Int(2)}));
+  EXPECT_EQ(Command(primary_, {"wait", "1", "0"}), Int(1));
+  EXPECT_EQ(Command(replica_, {"select", "2"}), Ok());
+  EXPECT_EQ(Command(replica_, {"get", "n"}), Bulk("2"));
+  EXPECT_EQ(Command(replica_, {"set", "n", "9"}),
+            Err("READONLY You can't write against a read only replica."));
+  Run();
+  EXPECT_EQ(on_replica.offset(), on_primary.offset());
+  // A cut link continues from the backlog.
+  EXPECT_EQ(Command(primary_, {"client", "kill", "type", "replica"}), Int(1));
+  EXPECT_EQ(Command(primary_, {"set", "during", "cut"}), Ok());
+  Run(400);
+  EXPECT_TRUE(on_replica.link_up());
+  EXPECT_EQ(on_primary.sync_full(), 1u);
+  EXPECT_EQ(on_primary.sync_partial_ok(), 1u);
+  EXPECT_EQ(Command(replica_, {"get", "during"}), Bulk("cut"));
+  EXPECT_EQ(on_replica.offset(), on_primary.offset());
+  // Promotion: a new history that continues the old one.
+  const std::string old_id = on_replica.replid();
+  EXPECT_EQ(Command(replica_, {"replicaof", "no", "one"}), Ok());
+  EXPECT_EQ(on_replica.replid2(), old_id);
+  EXPECT_EQ(on_replica.second_replid_offset(), on_primary.offset() + 1);
+  EXPECT_EQ(Command(replica_, {"set", "n", "9"}), Ok());
 }
 
 }  // namespace
