@@ -380,33 +380,31 @@ void CmdHgetex(CommandContext& context) {
     return;
   }
   HashValue& hash = MutableHashOf(*entry);
-  // The values are replied before any TTL changes (a past time deletes the field it read).
+  // Field by field, as Redis: the value is replied, then its TTL changes (a past time deletes
+  // it, so the same field named again reads as missing).
   context.reply.ArrayHeader(count);
-  std::vector<std::string_view> present;
+  size_t updated = 0;
+  size_t deleted = 0;
+  bool oom = false;
   for (size_t i = 0; i < count; i++) {
+    const std::string_view field = context.arg(first + i);
     std::string_view value;
-    if (!hash.Get(context.arg(first + i), &value)) {
+    if (!hash.Get(field, &value)) {
       context.reply.NullBulk();
       continue;
     }
     context.reply.Bulk(value);
-    present.push_back(context.arg(first + i));
-  }
-  if (mode == Mode::kNone || present.empty()) return;
-  size_t updated = 0;
-  size_t deleted = 0;
-  for (const std::string_view field : present) {
-    if (!hash.Contains(field)) continue;  // named twice, deleted by the first
     if (mode == Mode::kPersist) {
       if (hash.PersistField(field, context.memory())) updated++;
-      continue;
+    } else if (mode == Mode::kExpire && !oom) {
+      // After a refused allocation the rest keep their TTL (their values are still replied).
+      const int64_t code =
+          SetFieldExpiry(context, hash, field, expire_at_ms, Condition::kNone, &oom);
+      if (code == kTtlSet && !oom) updated++;
+      if (code == kDeletedPast) deleted++;
     }
-    bool oom = false;
-    const int64_t code = SetFieldExpiry(context, hash, field, expire_at_ms, Condition::kNone, &oom);
-    if (oom) break;  // the rest keep their TTL (the values were replied)
-    if (code == kTtlSet) updated++;
-    if (code == kDeletedPast) deleted++;
   }
+  if (mode == Mode::kNone) return;
   NoteTtls(context, hash);
   const std::string_view key = context.arg(1);
   if (updated > 0) {

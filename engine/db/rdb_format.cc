@@ -207,7 +207,11 @@ bool PayloadFooterValid(std::string_view payload, bool verify_checksum) {
   const auto* footer =
       reinterpret_cast<const unsigned char*>(payload.data() + payload.size() - kPayloadFooterBytes);
   const auto version = static_cast<uint16_t>(footer[0] | footer[1] << 8);
-  if (version > kVersionFieldExpiry) return false;
+  // Redis 7.0 refuses a newer payload; one holding a hash with field TTLs (Redis 7.4's types,
+  // which Keel writes with version 12) is taken up to that version.
+  const auto type = static_cast<uint8_t>(payload[0]);
+  const bool field_ttls = type >= kTypeHashMetadataPreGa && type <= kTypeHashListpackEx;
+  if (version > (field_ttls ? kVersionFieldExpiry : kVersion)) return false;
   if (!verify_checksum) return true;
   uint64_t crc = 0;
   for (int i = 0; i < 8; i++) crc |= static_cast<uint64_t>(footer[2 + i]) << (8 * i);
