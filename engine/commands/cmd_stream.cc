@@ -243,7 +243,11 @@ size_t ParseAddOrTrimArgs(CommandContext& context, bool xadd, AddTrimArgs* args)
     context.reply.Error("ERR syntax error, XTRIM must be called with a trimming strategy");
     return 0;
   }
-  if (limit_given) {
+  if (context.must_obey()) {
+    // The AOF and the primary send the trim as it was done (LIMIT stays, "~" became "="): it is
+    // applied whole.
+    args->trim.limit = 0;
+  } else if (limit_given) {
     if (!args->trim.approx) {
       context.reply.Error("ERR syntax error, LIMIT cannot be used without the special ~ option");
       return 0;
@@ -641,9 +645,9 @@ void ReadCommand(CommandContext& context, bool group_read) {
       streams_at = i + 1;
       streams = context.argc() - streams_at;
       if (streams % 2 != 0) {
-        context.reply.Error(std::string("ERR Unbalanced ") + (group_read ? "XREADGROUP" : "XREAD") +
-                            " list of streams: for each stream key an ID or '" +
-                            (group_read ? ">" : "$") + "' must be specified.");
+        context.reply.Error(
+            "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
+            "specified.");
         return;
       }
       streams /= 2;
@@ -681,6 +685,19 @@ void ReadCommand(CommandContext& context, bool group_read) {
   // XREADGROUP replays as what it did to the group (XCLAIM, XGROUP SETID), never as itself.
   if (group_read) context.PreventPropagation();
   const int db = context.db_index();
+  // A blocked XREADGROUP run again because its key went or its group did: its wait ends with
+  // Redis's errors.
+  if (has_group && !context.serving_key().empty()) {
+    const Entry* entry = context.keyspace.Lookup(db, context.serving_key());
+    if (entry == nullptr || entry->type() != ValueType::kStream) {
+      context.reply.Error("UNBLOCKED the stream key no longer exists");
+      return;
+    }
+    if (StreamOf(*entry).FindGroup(group_name) == nullptr) {
+      context.reply.Error("NOGROUP the consumer group this client was blocked on no longer exists");
+      return;
+    }
+  }
   std::vector<StreamId> ids(streams);
   std::vector<size_t> dollar_at;  // XREAD's "$" arguments, resolved here
   for (size_t k = 0; k < streams; k++) {
@@ -693,8 +710,8 @@ void ReadCommand(CommandContext& context, bool group_read) {
     }
     if (has_group) {
       if (entry == nullptr || StreamOf(*entry).FindGroup(group_name) == nullptr) {
-        context.reply.Error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                            std::string(group_name) + "' in XREADGROUP with GROUP option");
+        context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                            CText(group_name) + "' in XREADGROUP with GROUP option");
         return;
       }
     }
@@ -820,6 +837,7 @@ void ReadCommand(CommandContext& context, bool group_read) {
   context.BlockOn(context.args.subspan(streams_at, streams), ValueType::kStream, timeout_ms);
   // "$" means the last ID when the command first ran: the blocked command keeps that ID.
   BlockedCall* call = context.client.blocked.get();
+  if (call != nullptr && serving.empty()) call->serve_when_gone = has_group;
   if (call != nullptr && serving.empty() && !dollar_at.empty()) {
     for (size_t at : dollar_at) call->args[at] = ids[at - streams_at - streams].ToString();
     call->arg_views.assign(call->args.begin(), call->args.end());

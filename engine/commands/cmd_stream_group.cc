@@ -266,8 +266,8 @@ void CmdXgroup(CommandContext& context) {
     group = stream->FindGroup(group_name);
     if (group == nullptr &&
         (setid || OptionIs(sub, "createconsumer") || OptionIs(sub, "delconsumer"))) {
-      context.reply.Error("NOGROUP No such consumer group '" + std::string(group_name) +
-                          "' for key name '" + std::string(key) + "'");
+      context.reply.Error("NOGROUP No such consumer group '" + CText(group_name) +
+                          "' for key name '" + CText(key) + "'");
       return;
     }
   }
@@ -448,8 +448,8 @@ void CmdXpending(CommandContext& context) {
   if (!LookupStream(context, context.arg(1), &stream)) return;
   const StreamGroup* group = stream != nullptr ? stream->FindGroup(context.arg(2)) : nullptr;
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + std::string(context.arg(1)) +
-                        "' or consumer group '" + std::string(context.arg(2)) + "'");
+    context.reply.Error("NOGROUP No such key '" + CText(context.arg(1)) + "' or consumer group '" +
+                        CText(context.arg(2)) + "'");
     return;
   }
   ReplyBuilder& reply = context.reply;
@@ -552,8 +552,8 @@ void CmdXclaim(CommandContext& context) {
   StreamValue* stream = entry != nullptr ? &MutableStreamOf(*entry) : nullptr;
   StreamGroup* group = stream != nullptr ? stream->FindGroup(group_name) : nullptr;
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                        std::string(group_name) + "'");
+    context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                        CText(group_name) + "'");
     return;
   }
   context.PreventPropagation();
@@ -753,8 +753,8 @@ void CmdXautoclaim(CommandContext& context) {
   StreamValue* stream = entry != nullptr ? &MutableStreamOf(*entry) : nullptr;
   StreamGroup* group = stream != nullptr ? stream->FindGroup(group_name) : nullptr;
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                        std::string(group_name) + "'");
+    context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                        CText(group_name) + "'");
     return;
   }
   context.PreventPropagation();
@@ -1062,8 +1062,8 @@ void CmdXinfoConsumers(CommandContext& context) {
   }
   const StreamGroup* group = stream->FindGroup(context.arg(3));
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such consumer group '" + std::string(context.arg(3)) +
-                        "' for key name '" + std::string(context.arg(2)) + "'");
+    context.reply.Error("NOGROUP No such consumer group '" + CText(context.arg(3)) +
+                        "' for key name '" + CText(context.arg(2)) + "'");
     return;
   }
   ReplyBuilder& reply = context.reply;

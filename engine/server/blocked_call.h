@@ -33,6 +33,9 @@ struct BlockedCall {
   // 7.0 serves a client from the key that was signalled, not from its first non-empty key).
   std::string_view serving_key;
   bool in_deadline_index = false;
+  // XREADGROUP: runs again also when its key is deleted or no longer holds its type, which ends
+  // its wait with an error (Redis 7.0's unblockDeletedStreamReadgroupClients).
+  bool serve_when_gone = false;
 };
 
 }  // namespace keel
