@@ -175,12 +175,7 @@ Value NewStream() {
   return value;
 }
 
-// The stream's live entry IDs, first and last (streamGetEdgeID skipping tombstones).
-bool FirstLive(const StreamModel& s, Id* id) {
-  if (s.entries.empty()) return false;
-  *id = s.entries.begin()->first;
-  return true;
-}
+// The stream's last live entry ID (streamLastValidID).
 bool LastLive(const StreamModel& s, Id* id) {
   if (s.entries.empty()) return false;
   *id = s.entries.rbegin()->first;
