@@ -374,6 +374,10 @@ void CmdXack(CommandContext& context) {
   for (size_t i = 3; i < context.argc(); i++) {
     if (!ParseStreamId(context, context.arg(i), 0, true, &ids[i - 3])) return;
   }
+  // Redis looks the key up for reading; the change goes through a write lookup, which a
+  // running snapshot needs to see before the value changes.
+  group = MutableStreamOf(*context.keyspace.LookupWrite(context.db_index(), context.arg(1)))
+              .FindGroup(context.arg(2));
   int64_t acknowledged = 0;
   for (const StreamId& id : ids) {
     size_t at = 0;
