@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -746,9 +747,12 @@ void ReadCommand(CommandContext& context, bool group_read) {
   size_t read_count = static_cast<size_t>(count);
   if (!serving.empty() && read_count == 0) read_count = kBlockedDefaultCount;
 
-  // Which streams can be served now.
+  // Which streams can be served now, in order as Redis serves them: a key named twice by
+  // XREADGROUP ">" serves the second time from where the first left the group's last ID.
   std::vector<size_t> served;
   std::vector<bool> history(streams, false);
+  std::vector<size_t> deliveries(streams, 0);  // new entries each served stream delivers
+  std::map<std::string_view, StreamId> group_last;
   for (size_t k = 0; k < streams; k++) {
     const std::string_view key = context.arg(streams_at + k);
     if (!serving.empty() && key != serving) continue;
@@ -761,11 +765,20 @@ void ReadCommand(CommandContext& context, bool group_read) {
         history[k] = true;
       } else if (stream.length() > 0) {
         const StreamGroup* group = stream.FindGroup(group_name);
+        if (group == nullptr) continue;
+        auto last = group_last.emplace(key, group->last_id).first;
         StreamId top;
         stream.LastEntryId(&top);
-        if (group != nullptr && top > group->last_id) {
-          ids[k] = group->last_id;
+        if (top > last->second) {
+          ids[k] = last->second;
           served.push_back(k);
+          StreamId start = last->second;
+          start.Increment();
+          stream.Range(start, StreamId::Max(), false, [&](const StreamEntryView& item) {
+            deliveries[k]++;
+            last->second = item.id;
+            return read_count == 0 || deliveries[k] < read_count;
+          });
         }
       }
     } else if (stream.length() > 0) {
@@ -774,28 +787,28 @@ void ReadCommand(CommandContext& context, bool group_read) {
       if (top > ids[k]) served.push_back(k);
     }
   }
-  // XREADGROUP: room for every delivery first, so that a refusal changes nothing.
+  // XREADGROUP: room for every delivery first (once per key, for all its deliveries), so that a
+  // refusal changes nothing.
   std::vector<bool> created(streams, false);
   if (has_group) {
-    for (size_t at = 0; at < served.size(); at++) {
-      const size_t k = served[at];
-      Entry* entry = context.keyspace.LookupWrite(db, context.arg(streams_at + k));
-      StreamValue& stream = MutableStreamOf(*entry);
-      size_t entries = 0;
-      if (!history[k]) {
-        StreamId start = ids[k];
-        start.Increment();
-        stream.Range(start, StreamId::Max(), false, [&](const StreamEntryView&) {
-          entries++;
-          return read_count == 0 || entries < read_count;
-        });
-      }
+    std::map<std::string_view, size_t> per_key;
+    std::vector<size_t> first_of_key;
+    for (size_t k : served) {
+      const std::string_view key = context.arg(streams_at + k);
+      if (per_key.count(key) == 0) first_of_key.push_back(k);
+      per_key[key] += deliveries[k];
+    }
+    for (size_t at = 0; at < first_of_key.size(); at++) {
+      const size_t k = first_of_key[at];
+      const std::string_view key = context.arg(streams_at + k);
+      Entry* entry = context.keyspace.LookupWrite(db, key);
       bool made = false;
-      if (!PrepareGroupRead(context, *stream.FindGroup(group_name), consumer_name, entries,
-                            &made)) {
+      if (!PrepareGroupRead(context, *MutableStreamOf(*entry).FindGroup(group_name), consumer_name,
+                            per_key[key], &made)) {
         for (size_t undo = 0; undo < at; undo++) {
-          if (!created[served[undo]]) continue;
-          Entry* earlier = context.keyspace.LookupWrite(db, context.arg(streams_at + served[undo]));
+          if (!created[first_of_key[undo]]) continue;
+          Entry* earlier =
+              context.keyspace.LookupWrite(db, context.arg(streams_at + first_of_key[undo]));
           UndoConsumerCreation(context, *MutableStreamOf(*earlier).FindGroup(group_name),
                                consumer_name);
         }
