@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -243,7 +244,11 @@ size_t ParseAddOrTrimArgs(CommandContext& context, bool xadd, AddTrimArgs* args)
     context.reply.Error("ERR syntax error, XTRIM must be called with a trimming strategy");
     return 0;
   }
-  if (limit_given) {
+  if (context.must_obey()) {
+    // The AOF and the primary send the trim as it was done (LIMIT stays, "~" became "="): it is
+    // applied whole.
+    args->trim.limit = 0;
+  } else if (limit_given) {
     if (!args->trim.approx) {
       context.reply.Error("ERR syntax error, LIMIT cannot be used without the special ~ option");
       return 0;
@@ -641,9 +646,9 @@ void ReadCommand(CommandContext& context, bool group_read) {
       streams_at = i + 1;
       streams = context.argc() - streams_at;
       if (streams % 2 != 0) {
-        context.reply.Error(std::string("ERR Unbalanced ") + (group_read ? "XREADGROUP" : "XREAD") +
-                            " list of streams: for each stream key an ID or '" +
-                            (group_read ? ">" : "$") + "' must be specified.");
+        context.reply.Error(
+            "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
+            "specified.");
         return;
       }
       streams /= 2;
@@ -681,6 +686,19 @@ void ReadCommand(CommandContext& context, bool group_read) {
   // XREADGROUP replays as what it did to the group (XCLAIM, XGROUP SETID), never as itself.
   if (group_read) context.PreventPropagation();
   const int db = context.db_index();
+  // A blocked XREADGROUP run again because its key went or its group did: its wait ends with
+  // Redis's errors.
+  if (has_group && !context.serving_key().empty()) {
+    const Entry* entry = context.keyspace.Lookup(db, context.serving_key());
+    if (entry == nullptr || entry->type() != ValueType::kStream) {
+      context.reply.Error("UNBLOCKED the stream key no longer exists");
+      return;
+    }
+    if (StreamOf(*entry).FindGroup(group_name) == nullptr) {
+      context.reply.Error("NOGROUP the consumer group this client was blocked on no longer exists");
+      return;
+    }
+  }
   std::vector<StreamId> ids(streams);
   std::vector<size_t> dollar_at;  // XREAD's "$" arguments, resolved here
   for (size_t k = 0; k < streams; k++) {
@@ -693,8 +711,8 @@ void ReadCommand(CommandContext& context, bool group_read) {
     }
     if (has_group) {
       if (entry == nullptr || StreamOf(*entry).FindGroup(group_name) == nullptr) {
-        context.reply.Error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                            std::string(group_name) + "' in XREADGROUP with GROUP option");
+        context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                            CText(group_name) + "' in XREADGROUP with GROUP option");
         return;
       }
     }
@@ -729,9 +747,12 @@ void ReadCommand(CommandContext& context, bool group_read) {
   size_t read_count = static_cast<size_t>(count);
   if (!serving.empty() && read_count == 0) read_count = kBlockedDefaultCount;
 
-  // Which streams can be served now.
+  // Which streams can be served now, in order as Redis serves them: a key named twice by
+  // XREADGROUP ">" serves the second time from where the first left the group's last ID.
   std::vector<size_t> served;
   std::vector<bool> history(streams, false);
+  std::vector<size_t> deliveries(streams, 0);  // new entries each served stream delivers
+  std::map<std::string_view, StreamId> group_last;
   for (size_t k = 0; k < streams; k++) {
     const std::string_view key = context.arg(streams_at + k);
     if (!serving.empty() && key != serving) continue;
@@ -744,11 +765,20 @@ void ReadCommand(CommandContext& context, bool group_read) {
         history[k] = true;
       } else if (stream.length() > 0) {
         const StreamGroup* group = stream.FindGroup(group_name);
+        if (group == nullptr) continue;
+        auto last = group_last.emplace(key, group->last_id).first;
         StreamId top;
         stream.LastEntryId(&top);
-        if (group != nullptr && top > group->last_id) {
-          ids[k] = group->last_id;
+        if (top > last->second) {
+          ids[k] = last->second;
           served.push_back(k);
+          StreamId start = last->second;
+          start.Increment();
+          stream.Range(start, StreamId::Max(), false, [&](const StreamEntryView& item) {
+            deliveries[k]++;
+            last->second = item.id;
+            return read_count == 0 || deliveries[k] < read_count;
+          });
         }
       }
     } else if (stream.length() > 0) {
@@ -757,28 +787,28 @@ void ReadCommand(CommandContext& context, bool group_read) {
       if (top > ids[k]) served.push_back(k);
     }
   }
-  // XREADGROUP: room for every delivery first, so that a refusal changes nothing.
+  // XREADGROUP: room for every delivery first (once per key, for all its deliveries), so that a
+  // refusal changes nothing.
   std::vector<bool> created(streams, false);
   if (has_group) {
-    for (size_t at = 0; at < served.size(); at++) {
-      const size_t k = served[at];
-      Entry* entry = context.keyspace.LookupWrite(db, context.arg(streams_at + k));
-      StreamValue& stream = MutableStreamOf(*entry);
-      size_t entries = 0;
-      if (!history[k]) {
-        StreamId start = ids[k];
-        start.Increment();
-        stream.Range(start, StreamId::Max(), false, [&](const StreamEntryView&) {
-          entries++;
-          return read_count == 0 || entries < read_count;
-        });
-      }
+    std::map<std::string_view, size_t> per_key;
+    std::vector<size_t> first_of_key;
+    for (size_t k : served) {
+      const std::string_view key = context.arg(streams_at + k);
+      if (per_key.count(key) == 0) first_of_key.push_back(k);
+      per_key[key] += deliveries[k];
+    }
+    for (size_t at = 0; at < first_of_key.size(); at++) {
+      const size_t k = first_of_key[at];
+      const std::string_view key = context.arg(streams_at + k);
+      Entry* entry = context.keyspace.LookupWrite(db, key);
       bool made = false;
-      if (!PrepareGroupRead(context, *stream.FindGroup(group_name), consumer_name, entries,
-                            &made)) {
+      if (!PrepareGroupRead(context, *MutableStreamOf(*entry).FindGroup(group_name), consumer_name,
+                            per_key[key], &made)) {
         for (size_t undo = 0; undo < at; undo++) {
-          if (!created[served[undo]]) continue;
-          Entry* earlier = context.keyspace.LookupWrite(db, context.arg(streams_at + served[undo]));
+          if (!created[first_of_key[undo]]) continue;
+          Entry* earlier =
+              context.keyspace.LookupWrite(db, context.arg(streams_at + first_of_key[undo]));
           UndoConsumerCreation(context, *MutableStreamOf(*earlier).FindGroup(group_name),
                                consumer_name);
         }
@@ -820,6 +850,7 @@ void ReadCommand(CommandContext& context, bool group_read) {
   context.BlockOn(context.args.subspan(streams_at, streams), ValueType::kStream, timeout_ms);
   // "$" means the last ID when the command first ran: the blocked command keeps that ID.
   BlockedCall* call = context.client.blocked.get();
+  if (call != nullptr && serving.empty()) call->serve_when_gone = has_group;
   if (call != nullptr && serving.empty() && !dollar_at.empty()) {
     for (size_t at : dollar_at) call->args[at] = ids[at - streams_at - streams].ToString();
     call->arg_views.assign(call->args.begin(), call->args.end());

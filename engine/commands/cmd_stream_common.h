@@ -43,6 +43,11 @@ inline StreamValue& MutableStreamOf(Entry& entry) {
 bool ParseStreamId(CommandContext& context, std::string_view text, uint64_t missing_seq,
                    bool strict, StreamId* id, bool* seq_given = nullptr);
 
+// A name as Redis's "%s" prints it into an error: up to its first NUL byte.
+inline std::string CText(std::string_view text) {
+  return std::string(text.substr(0, text.find('\0')));
+}
+
 // Writes "<ms>-<seq>" as a bulk string.
 void ReplyStreamId(ReplyBuilder& reply, StreamId id);
 std::string StreamIdText(StreamId id);

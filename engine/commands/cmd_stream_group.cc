@@ -266,8 +266,8 @@ void CmdXgroup(CommandContext& context) {
     group = stream->FindGroup(group_name);
     if (group == nullptr &&
         (setid || OptionIs(sub, "createconsumer") || OptionIs(sub, "delconsumer"))) {
-      context.reply.Error("NOGROUP No such consumer group '" + std::string(group_name) +
-                          "' for key name '" + std::string(key) + "'");
+      context.reply.Error("NOGROUP No such consumer group '" + CText(group_name) +
+                          "' for key name '" + CText(key) + "'");
       return;
     }
   }
@@ -374,6 +374,10 @@ void CmdXack(CommandContext& context) {
   for (size_t i = 3; i < context.argc(); i++) {
     if (!ParseStreamId(context, context.arg(i), 0, true, &ids[i - 3])) return;
   }
+  // Redis looks the key up for reading; the change goes through a write lookup, which a
+  // running snapshot needs to see before the value changes.
+  group = MutableStreamOf(*context.keyspace.LookupWrite(context.db_index(), context.arg(1)))
+              .FindGroup(context.arg(2));
   int64_t acknowledged = 0;
   for (const StreamId& id : ids) {
     size_t at = 0;
@@ -448,8 +452,8 @@ void CmdXpending(CommandContext& context) {
   if (!LookupStream(context, context.arg(1), &stream)) return;
   const StreamGroup* group = stream != nullptr ? stream->FindGroup(context.arg(2)) : nullptr;
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + std::string(context.arg(1)) +
-                        "' or consumer group '" + std::string(context.arg(2)) + "'");
+    context.reply.Error("NOGROUP No such key '" + CText(context.arg(1)) + "' or consumer group '" +
+                        CText(context.arg(2)) + "'");
     return;
   }
   ReplyBuilder& reply = context.reply;
@@ -552,8 +556,8 @@ void CmdXclaim(CommandContext& context) {
   StreamValue* stream = entry != nullptr ? &MutableStreamOf(*entry) : nullptr;
   StreamGroup* group = stream != nullptr ? stream->FindGroup(group_name) : nullptr;
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                        std::string(group_name) + "'");
+    context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                        CText(group_name) + "'");
     return;
   }
   context.PreventPropagation();
@@ -753,8 +757,8 @@ void CmdXautoclaim(CommandContext& context) {
   StreamValue* stream = entry != nullptr ? &MutableStreamOf(*entry) : nullptr;
   StreamGroup* group = stream != nullptr ? stream->FindGroup(group_name) : nullptr;
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-                        std::string(group_name) + "'");
+    context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                        CText(group_name) + "'");
     return;
   }
   context.PreventPropagation();
@@ -1062,8 +1066,8 @@ void CmdXinfoConsumers(CommandContext& context) {
   }
   const StreamGroup* group = stream->FindGroup(context.arg(3));
   if (group == nullptr) {
-    context.reply.Error("NOGROUP No such consumer group '" + std::string(context.arg(3)) +
-                        "' for key name '" + std::string(context.arg(2)) + "'");
+    context.reply.Error("NOGROUP No such consumer group '" + CText(context.arg(3)) +
+                        "' for key name '" + CText(context.arg(2)) + "'");
     return;
   }
   ReplyBuilder& reply = context.reply;

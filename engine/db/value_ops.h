@@ -46,8 +46,8 @@ struct ValueOps {
 // The operations of `type`, or nullptr when Keel has no values of that type yet.
 const ValueOps* OpsFor(ValueType type);
 
-// Tests of a type's plumbing install operations for a type that has none yet, and must remove
-// them (nullptr) before they end.
+// Tests of a type's plumbing install fake operations for a type, and must put back what was
+// there (OpsFor's answer before) before they end.
 void SetValueOpsForTesting(ValueType type, const ValueOps* ops);
 
 // The pointer an object-typed entry holds in its value bytes.

@@ -36,6 +36,9 @@ struct BlockedCall {
   // A wait for something other than keys (WAIT: replicas' acknowledgements): its timeout runs
   // the command again, which gives the reply, instead of replying a null array.
   bool retry_on_timeout = false;
+  // XREADGROUP: runs again also when its key is deleted or no longer holds its type, which ends
+  // its wait with an error (Redis 7.0's unblockDeletedStreamReadgroupClients).
+  bool serve_when_gone = false;
 };
 
 }  // namespace keel

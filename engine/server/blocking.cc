@@ -92,6 +92,14 @@ void BlockingTable::KeyTouched(int db_index, std::string_view key) {
   MarkReady(db_index, key);
 }
 
+void BlockingTable::DatabaseFlushed(int db_index) {
+  // Every waited key of the database is gone: waiters that end when their key goes (XREADGROUP)
+  // are told; the others find nothing and wait on.
+  auto db_it = queues_.find(db_index);
+  if (db_it == queues_.end()) return;
+  for (const auto& [key, queue] : db_it->second) MarkReady(db_index, key);
+}
+
 void BlockingTable::DatabasesSwapped(int first, int second) {
   // Redis's scanDatabaseForReadyKeys: what a database holds changed as a whole, so every key
   // that clients wait for in either may now serve them.

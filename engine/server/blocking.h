@@ -64,6 +64,7 @@ class BlockingTable final : public KeyspaceObserver {
   // KeyspaceObserver.
   void KeyTouched(int db_index, std::string_view key) override;
   void DatabasesSwapped(int first, int second) override;
+  void DatabaseFlushed(int db_index) override;
 
  private:
   using Queue = std::list<Client*>;

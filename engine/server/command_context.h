@@ -91,6 +91,12 @@ class CommandContext {
   // stops and the now empty dataset is saved, so that a restart does not bring the keys back.
   void SaveAfterFlushAll();
 
+  // Whether this command comes from the AOF or the primary (Redis's mustObeyClient): it applies
+  // what was already decided (XADD's trim without its LIMIT).
+  bool must_obey() const {
+    return (engine_.current_call().flags & (kCallFromAof | kCallFromPrimary)) != 0;
+  }
+
   // Whether this command runs inside MULTI/EXEC.
   bool in_transaction() const { return (engine_.current_call().flags & kCallInMulti) != 0; }
 

@@ -848,7 +848,10 @@ void Engine::ServeReadyKeys() {
         // Only a value of the type it waits for can serve it (a SET on a key BLPOP waits for
         // leaves it waiting, as in Redis 7.0).
         const Entry* entry = keyspace_.database(ready.db).Find(ready.key);
-        if (entry == nullptr || entry->type() != waiter->blocked->type) continue;
+        if ((entry == nullptr || entry->type() != waiter->blocked->type) &&
+            !waiter->blocked->serve_when_gone) {
+          continue;
+        }
         RetryBlocked(*waiter, ready.key);
       }
     }

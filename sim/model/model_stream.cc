@@ -24,6 +24,9 @@ constexpr std::string_view kInvalidId =
     "ERR Invalid stream ID specified as stream command argument";
 constexpr Id kMaxId{UINT64_MAX, UINT64_MAX};
 
+// A name as Redis's "%s" prints it into an error: up to its first NUL byte.
+std::string CText(const std::string& text) { return text.substr(0, text.find('\0')); }
+
 std::string IdText(Id id) { return std::to_string(id.first) + "-" + std::to_string(id.second); }
 
 bool Incr(Id* id) {
@@ -172,12 +175,7 @@ Value NewStream() {
   return value;
 }
 
-// The stream's live entry IDs, first and last (streamGetEdgeID skipping tombstones).
-bool FirstLive(const StreamModel& s, Id* id) {
-  if (s.entries.empty()) return false;
-  *id = s.entries.begin()->first;
-  return true;
-}
+// The stream's last live entry ID (streamLastValidID).
 bool LastLive(const StreamModel& s, Id* id) {
   if (s.entries.empty()) return false;
   *id = s.entries.rbegin()->first;
@@ -639,7 +637,7 @@ Expected Lag(const StreamModel& s, const StreamGroupModel& g, int resp) {
 }
 
 std::string NoGroup(const std::string& key, const std::string& group) {
-  return "NOGROUP No such key '" + key + "' or consumer group '" + group + "'";
+  return "NOGROUP No such key '" + CText(key) + "' or consumer group '" + CText(group) + "'";
 }
 
 void EnsureConsumer(StreamGroupModel& g, const std::string& name, int64_t now) {
@@ -711,9 +709,9 @@ Expected Read(Call& call, bool group_read) {
       streams_at = i + 1;
       streams = a.size() - streams_at;
       if (streams % 2 != 0) {
-        return Error(std::string("ERR Unbalanced ") + (group_read ? "XREADGROUP" : "XREAD") +
-                     " list of streams: for each stream key an ID or '" + (group_read ? ">" : "$") +
-                     "' must be specified.");
+        return Error(
+            "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
+            "specified.");
       }
       streams /= 2;
       break;
@@ -746,8 +744,8 @@ Expected Read(Call& call, bool group_read) {
     Value* value = nullptr;
     if (!LookupStream(call, key, &value, &error)) return error;
     if (has_group && (value == nullptr || value->stream.groups.count(group_name) == 0)) {
-      return Error("NOGROUP No such key '" + key + "' or consumer group '" + group_name +
-                   "' in XREADGROUP with GROUP option");
+      return Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                   CText(group_name) + "' in XREADGROUP with GROUP option");
     }
     if (text == "$") {
       if (group_read) {
@@ -855,7 +853,8 @@ Expected Xgroup(Call& call) {
     if (it != value->stream.groups.end()) group = &it->second;
     if (group == nullptr &&
         (setid || OptionIs(sub, "createconsumer") || OptionIs(sub, "delconsumer"))) {
-      return Error("NOGROUP No such consumer group '" + name + "' for key name '" + key + "'");
+      return Error("NOGROUP No such consumer group '" + CText(name) + "' for key name '" +
+                   CText(key) + "'");
     }
   }
   if (create) {
@@ -1305,8 +1304,8 @@ Expected XinfoConsumers(Call& call) {
   if (value == nullptr) return Error("ERR no such key");
   auto it = value->stream.groups.find(call.args[3]);
   if (it == value->stream.groups.end()) {
-    return Error("NOGROUP No such consumer group '" + call.args[3] + "' for key name '" +
-                 call.args[2] + "'");
+    return Error("NOGROUP No such consumer group '" + CText(call.args[3]) + "' for key name '" +
+                 CText(call.args[2]) + "'");
   }
   const StreamGroupModel& g = it->second;
   const int resp = call.session.resp;

@@ -563,11 +563,11 @@ MUTATIONS = [
     # Streams (engine/commands/cmd_stream*.cc, engine/db/types/stream.cc): the oracle checks
     # replies, and each stream's entries, IDs, groups and node boundaries, against the model.
     {
-        "name": "xrange-exclusive-start-included",
-        "why": "XRANGE/XREVRANGE treat an exclusive start \"(id\" as inclusive",
+        "name": "xadd-auto-id-sequence-starts-at-one",
+        "why": "XADD * in a new millisecond makes <ms>-1 instead of <ms>-0",
         "file": "engine/commands/cmd_stream.cc",
-        "find": "  if (exclusive && !start.Increment()) {\n    context.reply.Error(\"ERR invalid start ID",
-        "replace": "  if (exclusive && false) {\n    context.reply.Error(\"ERR invalid start ID",
+        "find": "      id = {now, 0};",
+        "replace": "      id = {now, 1};",
     },
     {
         "name": "xreadgroup-delivery-count-zero",
@@ -577,12 +577,12 @@ MUTATIONS = [
         "replace": "group.pel.Insert(at, StreamNack{id, context.now_ms(), 0, consumer});",
     },
     {
-        "name": "stream-node-takes-one-entry-too-many",
-        "why": "a stream node takes 101 entries (stream-node-max-entries 100): approximate trims "
-               "and DUMP differ from Redis's",
-        "file": "engine/db/types/stream.cc",
-        "find": "if (layout.live + layout.deleted >= limits.max_entries) last = nullptr;",
-        "replace": "if (layout.live + layout.deleted > limits.max_entries) last = nullptr;",
+        "name": "xreadgroup-group-last-id-stays",
+        "why": "XREADGROUP > does not move the group's last delivered ID: the next read delivers "
+               "the same entries again",
+        "file": "engine/commands/cmd_stream_group.cc",
+        "find": "      group.last_id = id;",
+        "replace": "",
     },
     {
         "name": "aof-new-incr-without-select",

@@ -11,6 +11,7 @@
 #include "engine/db/types/set.h"
 #include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
+#include "sim/simulator/stream_canonical.h"
 
 namespace keel::sim {
 namespace {
@@ -65,8 +66,8 @@ std::string CanonicalContent(const Entry& entry) {
             AppendPart(&out, std::string_view(text, FormatDouble(score, text)));
           });
       break;
-    default:
-      SerialiseValue(entry, {.compress = false}, &out);
+    case ValueType::kStream:
+      AppendPart(&out, CanonicalStreamContent(entry));
       break;
   }
   return out;
@@ -99,6 +100,10 @@ void StateHistory::KeyTouched(int db_index, std::string_view key) {
   touched_.emplace(db_index, std::string(key));
 }
 
+void StateHistory::BeforeKeyChange(const Database& db, std::string_view key, uint64_t /*hash*/) {
+  written_.emplace(&db, std::string(key));
+}
+
 void StateHistory::DatabaseFlushed(int db_index) { whole_dbs_.insert(db_index); }
 
 void StateHistory::DatabasesSwapped(int first, int second) {
@@ -119,6 +124,12 @@ void StateHistory::Record(Key key, bool present, const KeyState& state) {
 }
 
 void StateHistory::EndUnit(const Engine& engine) {
+  for (const auto& [db, key] : written_) {
+    for (int index = 0; index < engine.database_count(); index++) {
+      if (&engine.database(index) == db) touched_.emplace(index, key);
+    }
+  }
+  written_.clear();
   for (int db : whole_dbs_) {
     // Every key the database held may be gone, every key it holds now may be new.
     std::set<Key> keys;

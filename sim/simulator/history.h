@@ -49,6 +49,9 @@ class StateHistory final : public KeyspaceObserver {
 
   // KeyspaceObserver (of the replica's keyspace): what the running unit changes.
   void KeyTouched(int db_index, std::string_view key) override;
+  // A write lookup: a stream's group commands (XACK, XCLAIM, XGROUP) change it without touching
+  // it (Redis signals no modified key for them), so the history looks at every key written to.
+  void BeforeKeyChange(const Database& db, std::string_view key, uint64_t hash) override;
   void DatabaseFlushed(int db_index) override;
   void DatabasesSwapped(int first, int second) override;
 
@@ -76,6 +79,7 @@ class StateHistory final : public KeyspaceObserver {
   void Record(Key key, bool present, const KeyState& state);
 
   std::set<Key> touched_;        // keys the running unit changed
+  std::set<std::pair<const Database*, std::string>> written_;  // keys it looked up to write
   std::set<int> whole_dbs_;      // databases the running unit flushed or swapped
   std::map<Key, KeyState> now_;  // state units_: what the replica holds
   std::vector<Change> changes_;  // in unit order

@@ -7,10 +7,10 @@
 
 #include "engine/db/types/hash.h"
 #include "engine/db/types/set.h"
-#include "engine/db/types/stream.h"
 #include "engine/db/types/zset.h"
 #include "engine/db/value_ops.h"
 #include "engine/resp/resp_value.h"
+#include "sim/simulator/stream_canonical.h"
 #include "sim/trace.h"
 
 namespace keel::sim {
@@ -56,35 +56,6 @@ std::string CanonicalHash(const Entry& entry) {
 // listpack into a skiplist and, reading only, is not replayed (Redis's replicas keep theirs).
 // A score of -0 is written 0: a skiplist keeps the sign, a listpack stores the integer 0, so a
 // ZADD of -0 after such a SORT leaves the primary with -0 and the replica with 0, as in Redis.
-// A stream's entries, IDs and counters, and its groups without the times and delivery counts:
-// a consumer's seen time is each server's clock (Redis propagates none), and XREADGROUP's reads
-// of a consumer's history count deliveries on the primary only, as in Redis.
-std::string CanonicalStream(const Entry& entry) {
-  const auto& stream = *static_cast<const StreamValue*>(EntryObject(entry));
-  std::string text = "stream " + stream.last_id().ToString() + " " +
-                     stream.first_id().ToString() + " " + stream.max_deleted_id().ToString() +
-                     " " + std::to_string(stream.entries_added());
-  stream.Range(StreamId::Min(), StreamId::Max(), false, [&](const StreamEntryView& item) {
-    text += "|" + item.id.ToString();
-    item.ForEachField([&](std::string_view field, std::string_view value) {
-      text += "," + std::to_string(field.size()) + ":" + std::string(field) + "=" +
-              std::to_string(value.size()) + ":" + std::string(value);
-    });
-    return true;
-  });
-  for (const StreamGroup* group : stream.groups()) {
-    text += "|group " + std::string(group->name()) + " " + group->last_id.ToString() + " " +
-            std::to_string(group->entries_read);
-    for (const StreamNack& nack : group->pel) {
-      text += " " + nack.id.ToString() + "@" + std::string(nack.consumer->name());
-    }
-    for (const StreamConsumer* consumer : group->consumers) {
-      text += " consumer " + std::string(consumer->name());
-    }
-  }
-  return text;
-}
-
 std::string CanonicalZset(const Entry& entry) {
   std::string text = "zset";
   static_cast<const ZsetValue*>(EntryObject(entry))
@@ -107,7 +78,7 @@ std::map<std::string, KeyState> Contents(const Database& db) {
     } else if (entry.type() == ValueType::kZSet) {
       serialised = CanonicalZset(entry);
     } else if (entry.type() == ValueType::kStream) {
-      serialised = CanonicalStream(entry);
+      serialised = CanonicalStreamContent(entry);
     } else if (entry.type() == ValueType::kHash &&
                !static_cast<const HashValue*>(EntryObject(entry))->is_listpack()) {
       serialised = CanonicalHash(entry);

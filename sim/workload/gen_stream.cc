@@ -1,15 +1,25 @@
-// Commands of the stream family: XADD (explicit IDs, "<ms>-*" and now and then "*", trims exact
-// and approximate), XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XREAD, the XGROUP
-// subcommands, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM and XINFO, over IDs of small
-// milliseconds so that entries collide, order errors happen, nodes fill (100 entries) and trims
-// remove whole ones; groups and consumers from small pools so that PELs fill and claims move
-// entries. No BLOCK: the model does not follow a blocked read.
+// Commands of the stream family: XADD ("*", "<ms>-*" and explicit IDs, trims exact and
+// approximate), XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XREAD, the XGROUP subcommands,
+// XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM and XINFO. Keys are mostly the family's own
+// (xs0..xs2) and IDs near the clock's present, so that streams grow, nodes fill (100 entries),
+// trims remove whole ones and groups have entries to deliver; now and then a small ID (order
+// errors) or a shared key (WRONGTYPE). Groups and consumers come from small pools so that PELs
+// fill and claims move entries. No BLOCK: the model does not follow a blocked read.
 #include "sim/workload/workload.h"
 
 namespace keel::workload {
 namespace {
 
-std::string Id(Rng& rng) {
+// Stream keys: mostly the family's own few (so that streams grow, get groups and PELs), now and
+// then one of the shared keys (WRONGTYPE, and other families' commands on streams).
+std::string StreamKey(Rng& rng, const KeySpace& space) {
+  if (rng.Below(5) == 0) return RandomKey(rng, space);
+  return "xs" + std::to_string(rng.Below(3));
+}
+
+// An ID near the clock's present (the entries XADD "*" and "<now>-*" make), now and then a small
+// one, a bound or junk.
+std::string Id(Rng& rng, const KeySpace& space) {
   switch (rng.Below(20)) {
     case 0:
       return "-";
@@ -18,16 +28,18 @@ std::string Id(Rng& rng) {
     case 2:
       return rng.Below(2) == 0 ? "x" : "0-0";
     case 3:
+      return std::to_string(Between(rng, 0, 300)) + "-" + std::to_string(Between(rng, 0, 3));
     case 4:
     case 5:
-      return std::to_string(Between(rng, 0, 300));
+      return std::to_string(space.now_ms - Between(rng, 0, 3000));
     default:
-      return std::to_string(Between(rng, 0, 300)) + "-" + std::to_string(Between(rng, 0, 3));
+      return std::to_string(space.now_ms - Between(rng, 0, 3000)) + "-" +
+             std::to_string(Between(rng, 0, 2));
   }
 }
 
-std::string Bound(Rng& rng) {
-  std::string id = Id(rng);
+std::string Bound(Rng& rng, const KeySpace& space) {
+  std::string id = Id(rng, space);
   if (rng.Below(6) == 0 && id != "-" && id != "+") return "(" + id;
   return id;
 }
@@ -40,13 +52,13 @@ std::string Count(Rng& rng) {
   return MaybeBadNumber(rng, kCounts[rng.Below(std::size(kCounts))]);
 }
 
-void AddTrim(Rng& rng, std::vector<std::string>* args) {
+void AddTrim(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   const bool maxlen = rng.Below(2) == 0;
   args->push_back(RandomCase(rng, maxlen ? "maxlen" : "minid"));
   const uint64_t op = rng.Below(3);
   if (op == 1) args->push_back("~");
   if (op == 2) args->push_back("=");
-  args->push_back(maxlen ? MaybeBadNumber(rng, Between(rng, 0, 150)) : Id(rng));
+  args->push_back(maxlen ? MaybeBadNumber(rng, Between(rng, 0, 150)) : Id(rng, space));
   if (rng.Below(8) == 0) {
     args->push_back(RandomCase(rng, "limit"));
     args->push_back(MaybeBadNumber(rng, Between(rng, 0, 120)));
@@ -67,11 +79,11 @@ void AddStreams(Rng& rng, const KeySpace& space, bool group, std::vector<std::st
   const int64_t keys = Between(rng, 1, 2);
   std::vector<std::string> ids;
   for (int64_t i = 0; i < keys; i++) {
-    args->push_back(RandomKey(rng, space));
+    args->push_back(StreamKey(rng, space));
     if (group) {
-      ids.push_back(rng.Below(3) != 0 ? ">" : Id(rng));
+      ids.push_back(rng.Below(3) != 0 ? ">" : Id(rng, space));
     } else {
-      ids.push_back(rng.Below(5) == 0 ? "$" : Id(rng));
+      ids.push_back(rng.Below(5) == 0 ? "$" : Id(rng, space));
     }
   }
   if (rng.Below(40) == 0) ids.pop_back();
@@ -82,7 +94,7 @@ void AddStreams(Rng& rng, const KeySpace& space, bool group, std::vector<std::st
 
 void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* args) {
   args->clear();
-  const std::string key = RandomKey(rng, space);
+  const std::string key = StreamKey(rng, space);
   switch (rng.Below(24)) {
     case 0:
     case 1:
@@ -92,14 +104,14 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
     case 5: {
       *args = {RandomCase(rng, "xadd"), key};
       if (rng.Below(15) == 0) args->push_back(RandomCase(rng, "nomkstream"));
-      if (rng.Below(5) == 0) AddTrim(rng, args);
+      if (rng.Below(5) == 0) AddTrim(rng, space, args);
       const uint64_t form = rng.Below(10);
-      if (form == 0) {
+      if (form < 3) {
         args->push_back("*");
-      } else if (form < 3) {
-        args->push_back(std::to_string(Between(rng, 0, 300)) + "-*");
+      } else if (form < 7) {
+        args->push_back(std::to_string(space.now_ms - Between(rng, 0, 2)) + "-*");
       } else {
-        args->push_back(Id(rng));
+        args->push_back(Id(rng, space));
       }
       AddFields(rng, space, args);
       break;
@@ -109,30 +121,30 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
       break;
     case 7:
     case 8:
-      *args = {RandomCase(rng, rng.Below(2) == 0 ? "xrange" : "xrevrange"), key, Bound(rng),
-               Bound(rng)};
+      *args = {RandomCase(rng, rng.Below(2) == 0 ? "xrange" : "xrevrange"), key, Bound(rng, space),
+               Bound(rng, space)};
       if (rng.Below(2) == 0) {
         args->push_back(RandomCase(rng, "count"));
         args->push_back(Count(rng));
       }
       break;
     case 9:
-      *args = {RandomCase(rng, "xdel"), key, Id(rng)};
-      if (rng.Below(2) == 0) args->push_back(Id(rng));
+      *args = {RandomCase(rng, "xdel"), key, Id(rng, space)};
+      if (rng.Below(2) == 0) args->push_back(Id(rng, space));
       break;
     case 10:
       *args = {RandomCase(rng, "xtrim"), key};
-      AddTrim(rng, args);
+      AddTrim(rng, space, args);
       break;
     case 11:
-      *args = {RandomCase(rng, "xsetid"), key, Id(rng)};
+      *args = {RandomCase(rng, "xsetid"), key, Id(rng, space)};
       if (rng.Below(3) == 0) {
         args->push_back(RandomCase(rng, "entriesadded"));
         args->push_back(MaybeBadNumber(rng, Between(rng, 0, 400)));
       }
       if (rng.Below(3) == 0) {
         args->push_back(RandomCase(rng, "maxdeletedid"));
-        args->push_back(Id(rng));
+        args->push_back(Id(rng, space));
       }
       break;
     case 12:
@@ -163,7 +175,7 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
       args->push_back(key);
       args->push_back(Group(rng));
       if (sub == "create" || sub == "setid") {
-        args->push_back(rng.Below(3) == 0 ? "$" : Id(rng));
+        args->push_back(rng.Below(4) == 0 ? "$" : rng.Below(2) == 0 ? "0" : Id(rng, space));
         if (sub == "create" && rng.Below(2) == 0) args->push_back(RandomCase(rng, "mkstream"));
         if (rng.Below(5) == 0) {
           args->push_back(RandomCase(rng, "entriesread"));
@@ -175,8 +187,8 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
       break;
     }
     case 16:
-      *args = {RandomCase(rng, "xack"), key, Group(rng), Id(rng)};
-      if (rng.Below(2) == 0) args->push_back(Id(rng));
+      *args = {RandomCase(rng, "xack"), key, Group(rng), Id(rng, space)};
+      if (rng.Below(2) == 0) args->push_back(Id(rng, space));
       break;
     case 17:
       *args = {RandomCase(rng, "xpending"), key, Group(rng)};
@@ -185,8 +197,8 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
           args->push_back(RandomCase(rng, "idle"));
           args->push_back(MaybeBadNumber(rng, Between(rng, 0, 50)));
         }
-        args->push_back(Bound(rng));
-        args->push_back(Bound(rng));
+        args->push_back(Bound(rng, space));
+        args->push_back(Bound(rng, space));
         args->push_back(Count(rng));
         if (rng.Below(3) == 0) args->push_back(Consumer(rng));
       }
@@ -198,8 +210,8 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
                Group(rng),
                Consumer(rng),
                MaybeBadNumber(rng, rng.Below(3) == 0 ? 20 : 0),
-               Id(rng)};
-      if (rng.Below(2) == 0) args->push_back(Id(rng));
+               Id(rng, space)};
+      if (rng.Below(2) == 0) args->push_back(Id(rng, space));
       static constexpr std::string_view kOptions[] = {"force",  "justid", "retrycount",
                                                       "lastid", "idle",   "time"};
       const uint64_t options = rng.Below(3);
@@ -207,7 +219,7 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
         const std::string_view option = kOptions[rng.Below(std::size(kOptions))];
         args->push_back(RandomCase(rng, option));
         if (option == "retrycount") args->push_back(MaybeBadNumber(rng, Between(rng, 0, 5)));
-        if (option == "lastid") args->push_back(Id(rng));
+        if (option == "lastid") args->push_back(Id(rng, space));
         if (option == "idle") args->push_back(MaybeBadNumber(rng, Between(rng, 0, 100)));
         if (option == "time") args->push_back(std::to_string(space.now_ms - Between(rng, 0, 50)));
       }
@@ -219,7 +231,7 @@ void GenerateStream(Rng& rng, const KeySpace& space, std::vector<std::string>* a
                Group(rng),
                Consumer(rng),
                MaybeBadNumber(rng, rng.Below(3) == 0 ? 20 : 0),
-               Bound(rng)};
+               Bound(rng, space)};
       if (rng.Below(2) == 0) {
         args->push_back(RandomCase(rng, "count"));
         args->push_back(MaybeBadNumber(rng, Between(rng, 0, 5)));
