@@ -165,14 +165,14 @@ void WriteStream(std::string* out, const Entry& entry) {
   const std::string last = stream.last_id().ToString();
   const std::string added = std::to_string(stream.entries_added());
   const std::string max_deleted = stream.max_deleted_id().ToString();
-  const std::string_view setid[] = {"XSETID", key, last, "ENTRIESADDED", added,
+  const std::string_view setid[] = {"XSETID",       key,        last, "ENTRIESADDED", added,
                                     "MAXDELETEDID", max_deleted};
   AppendAofCommand(out, setid);
   for (const StreamGroup* group : stream.groups()) {
     const std::string group_last = group->last_id.ToString();
     const std::string read = std::to_string(group->entries_read);
-    const std::string_view create[] = {"XGROUP", "CREATE", key, group->name(), group_last,
-                                       "ENTRIESREAD", read};
+    const std::string_view create[] = {"XGROUP",   "CREATE",      key, group->name(),
+                                       group_last, "ENTRIESREAD", read};
     AppendAofCommand(out, create);
     StreamGroup& mutable_group = *const_cast<StreamGroup*>(group);
     for (const StreamConsumer* consumer : group->consumers) {
@@ -188,9 +188,9 @@ void WriteStream(std::string* out, const Entry& entry) {
         const std::string id_text = id.ToString();
         const std::string time = std::to_string(nack->delivery_time);
         const std::string count = std::to_string(nack->delivery_count);
-        const std::string_view args[] = {"XCLAIM", key,        group->name(), consumer->name(),
-                                         "0",      id_text,    "TIME",        time,
-                                         "RETRYCOUNT", count,  "JUSTID",      "FORCE"};
+        const std::string_view args[] = {"XCLAIM",     key,     group->name(), consumer->name(),
+                                         "0",          id_text, "TIME",        time,
+                                         "RETRYCOUNT", count,   "JUSTID",      "FORCE"};
         AppendAofCommand(out, args);
       }
     }

@@ -217,10 +217,10 @@ class Database {
   const AccessClock& clock_;
   uint64_t hash_seed_;
   std::unique_ptr<KeyTable> main_;
-  std::unique_ptr<KeyTable> next_;  // the resize target, or null
-  uint64_t boundary_ = 0;           // while resizing: hashes below it live in next_
-  size_t migrated_slot_ = 0;        // while resizing: main_'s slots below it are moved
-  std::vector<Entry*> volatile_;    // entries with an expiry (each knows its index)
+  std::unique_ptr<KeyTable> next_;          // the resize target, or null
+  uint64_t boundary_ = 0;                   // while resizing: hashes below it live in next_
+  size_t migrated_slot_ = 0;                // while resizing: main_'s slots below it are moved
+  std::vector<Entry*> volatile_;            // entries with an expiry (each knows its index)
   HashValue* field_expiry_keys_ = nullptr;  // see NoteFieldExpiry
   uint64_t field_expiry_cursor_ = 0;
   // The last entry Find returned: a command that looks a key up and then writes it (SET, INCR,

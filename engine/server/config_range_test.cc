@@ -99,6 +99,14 @@ bool RefusedWhenAppliedByRedis(std::string_view name) {
          name == "activedefrag";
 }
 
+// A value that makes the server refuse writes as Redis refuses them: min-replicas-to-write above
+// 0 with no replica connected (NOREPLICAS; min-replicas-max-lag keeps its default of 10).
+bool RefusesWrites(std::string_view name, std::string_view value) {
+  return name == "min-replicas-to-write" && value != "0";
+}
+
+constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+
 TEST(ConfigRangeTest, EveryDeclaredValueStartsAServerThatServes) {
   size_t tried = 0;
   for (const ConfigParam& param : ConfigTable()) {
@@ -131,6 +139,11 @@ TEST(ConfigRangeTest, EveryDeclaredValueStartsAServerThatServes) {
       }
       ASSERT_TRUE(started);
       ASSERT_EQ(replies.size(), 6u);
+      if (RefusesWrites(param.name, value)) {
+        EXPECT_EQ(replies[0], Err(kNoReplicas));
+        EXPECT_EQ(replies[5], Status("PONG"));
+        continue;
+      }
       EXPECT_EQ(replies[0], Ok());
       EXPECT_EQ(replies[1], Bulk("v"));
       EXPECT_EQ(replies[2], Ok());
@@ -163,7 +176,13 @@ TEST(ConfigRangeTest, EveryMutableValueIsTakenByConfigSetAtRunTime) {
       engine.RunCommand(*client, {"SET", "k", "v"});
       engine.RunCommand(*client, {"GET", "k"});
       engine.RunCommand(*client, {"DEL", "k"});
-      EXPECT_EQ(client->output().TakeAll(), "+OK\r\n$1\r\nv\r\n:1\r\n");
+      const std::string served = client->output().TakeAll();
+      if (RefusesWrites(param.name, value)) {
+        const std::string refused = "-" + std::string(kNoReplicas) + "\r\n";
+        EXPECT_EQ(served, refused + "$-1\r\n" + refused);
+      } else {
+        EXPECT_EQ(served, "+OK\r\n$1\r\nv\r\n:1\r\n");
+      }
       engine.Cron();
       tried++;
       // Back to the default, so that one parameter's extreme does not hide another's.

@@ -25,8 +25,7 @@ MaxclientsFit FitMaxclientsToDescriptors(Engine& engine, uint64_t maxclients) {
   if (limit.before >= wanted) return {true, maxclients};
   if (limit.after >= wanted) {
     engine.Log(LogLevel::kNotice, "Increased maximum number of open files to " + Count(wanted) +
-                                      " (it was originally set to " + Count(limit.before) +
-                                      ").");
+                                      " (it was originally set to " + Count(limit.before) + ").");
     return {true, maxclients};
   }
   if (limit.after <= kReservedDescriptors) {

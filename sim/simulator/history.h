@@ -78,7 +78,7 @@ class StateHistory final : public KeyspaceObserver {
   };
   void Record(Key key, bool present, const KeyState& state);
 
-  std::set<Key> touched_;        // keys the running unit changed
+  std::set<Key> touched_;                                      // keys the running unit changed
   std::set<std::pair<const Database*, std::string>> written_;  // keys it looked up to write
   std::set<int> whole_dbs_;      // databases the running unit flushed or swapped
   std::map<Key, KeyState> now_;  // state units_: what the replica holds

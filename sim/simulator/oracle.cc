@@ -199,9 +199,9 @@ model::StreamModel StreamModelOf(const Entry& entry) {
     g.last_id = pair(group->last_id);
     g.entries_read = group->entries_read;
     for (const StreamNack& nack : group->pel) {
-      g.pel[pair(nack.id)] = model::StreamNackModel{std::string(nack.consumer->name()),
-                                                    nack.delivery_time,
-                                                    static_cast<int64_t>(nack.delivery_count)};
+      g.pel[pair(nack.id)] =
+          model::StreamNackModel{std::string(nack.consumer->name()), nack.delivery_time,
+                                 static_cast<int64_t>(nack.delivery_count)};
     }
     for (const StreamConsumer* consumer : group->consumers) {
       g.consumers[std::string(consumer->name())] = consumer->seen_time;

@@ -16,9 +16,9 @@ namespace keel::sim {
 
 inline std::string CanonicalStreamContent(const Entry& entry) {
   const auto& stream = *static_cast<const StreamValue*>(EntryObject(entry));
-  std::string text = "stream " + stream.last_id().ToString() + " " +
-                     stream.first_id().ToString() + " " + stream.max_deleted_id().ToString() +
-                     " " + std::to_string(stream.entries_added());
+  std::string text = "stream " + stream.last_id().ToString() + " " + stream.first_id().ToString() +
+                     " " + stream.max_deleted_id().ToString() + " " +
+                     std::to_string(stream.entries_added());
   stream.Range(StreamId::Min(), StreamId::Max(), false, [&](const StreamEntryView& item) {
     text += "|" + item.id.ToString();
     item.ForEachField([&](std::string_view field, std::string_view value) {
