@@ -715,6 +715,9 @@ void Engine::AccountCall(Client& client, const CallFrame& frame, int64_t duratio
   // that leaves it waiting is not accounted at all.
   const bool retry = (frame.flags & kCallRetry) != 0;
   if (retry && frame.blocked) return;
+  // WAIT answering when replicas acknowledged or its timeout came: Redis 7.0 replies and unblocks
+  // without updateStatsOnUnblock, so nothing more is accounted (no latency, no slow log).
+  if (retry && client.blocked && client.blocked->retry_on_timeout) return;
   const CommandSpec& spec = *frame.spec;
   CommandStats& command_stats = stats_.commands[spec.id];
   command_stats.usec += static_cast<uint64_t>(duration_us);
