@@ -402,6 +402,32 @@ TEST_F(AofTest, FullDiskRefusesWritesWithMisconf) {
   EXPECT_EQ(Command({"get", "k2"}), testing::Bulk("v"));
 }
 
+// Simulator seed 971: writes the full disk refused were carried into the rewrite's new
+// incremental file, without the SELECT before them and on top of a base that held them. The
+// rewrite now waits until the disk takes them.
+TEST_F(AofTest, ARewriteWaitsForWritesTheDiskRefused) {
+  Restart(/*crash=*/false, Everysec());
+  ASSERT_EQ(Command({"select", "2"}), Ok());
+  ASSERT_EQ(Command({"set", "before", "1"}), Ok());
+  Settle();
+  size_t total = 0;
+  for (const std::string& name : DirNames()) total += File(name)->size();
+  env_.sim_files().set_capacity_bytes(total + 10);
+  ASSERT_EQ(Command({"incr", "counter"}), Int(1));  // accepted, then refused by the disk
+  EXPECT_EQ(Command({"bgrewriteaof"}),
+            testing::Status("Background append only file rewriting scheduled"));
+  EXPECT_FALSE(engine_->aof().rewrite_in_progress());
+  env_.sim_files().set_capacity_bytes(0);
+  for (int i = 0; i < 20; i++) server_->RunOnce();
+  FinishRewrite();
+  EXPECT_EQ(Info("aof_rewrites"), "1");
+  Restart(/*crash=*/false, Everysec());
+  ASSERT_EQ(Command({"select", "2"}), Ok());
+  EXPECT_EQ(Command({"get", "counter"}), testing::Bulk("1"));
+  ASSERT_EQ(Command({"select", "0"}), Ok());
+  EXPECT_EQ(Command({"exists", "counter"}), Int(0));
+}
+
 TEST_F(AofTest, TurningTheAofOnAtRuntimeWritesTheKeyspace) {
   Restart(/*crash=*/false, Off());
   Fill();
