@@ -344,14 +344,7 @@ void CmdClientPause(CommandContext& context) {
     }
   }
   int64_t timeout_ms = 0;
-  if (!ParseStrictInt64(context.arg(2), &timeout_ms)) {
-    context.reply.Error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (timeout_ms < 0) {
-    context.reply.Error("ERR timeout is negative");
-    return;
-  }
+  if (!ParseMillisecondTimeout(context, context.arg(2), &timeout_ms)) return;
   // Redis 7.0.15's getTimeoutFromObjectOrReply: 0 stays 0 (an end time long past), anything else
   // is added to the current time without an overflow check, so a timeout near INT64_MAX wraps to
   // an end time in the past and the pause ends at once. Reproduced with a wrapping addition.

@@ -38,14 +38,7 @@ void CmdWait(CommandContext& context) {
     return;
   }
   int64_t timeout_ms = 0;
-  if (!ParseStrictInt64(context.arg(2), &timeout_ms)) {
-    context.reply.Error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (timeout_ms < 0) {
-    context.reply.Error("ERR timeout is negative");
-    return;
-  }
+  if (!ParseMillisecondTimeout(context, context.arg(2), &timeout_ms)) return;
   Engine& engine = context.server();
   Replication& replication = engine.replication();
   Client& client = context.client;

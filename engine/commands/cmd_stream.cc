@@ -625,16 +625,7 @@ void ReadCommand(CommandContext& context, bool group_read) {
     const std::string_view option = context.arg(i);
     if (OptionIs(option, "block") && more > 0) {
       i++;
-      int64_t value = 0;
-      if (!ParseStrictInt64(context.arg(i), &value)) {
-        context.reply.Error("ERR timeout is not an integer or out of range");
-        return;
-      }
-      if (value < 0) {
-        context.reply.Error("ERR timeout is negative");
-        return;
-      }
-      timeout_ms = value;
+      if (!ParseMillisecondTimeout(context, context.arg(i), &timeout_ms)) return;
     } else if (OptionIs(option, "count") && more > 0) {
       i++;
       if (!ParseStrictInt64(context.arg(i), &count)) {

@@ -546,20 +546,29 @@ bool ParseOptionInt(CommandContext& context, std::string_view text, std::string_
   return false;
 }
 
+// The group of a stream a command changes (XCLAIM, XAUTOCLAIM), or null after replying WRONGTYPE
+// or Redis's NOGROUP error.
+StreamGroup* LookupGroupWrite(CommandContext& context, std::string_view key,
+                              std::string_view group_name, StreamValue** stream) {
+  Entry* entry = nullptr;
+  if (!LookupStreamWrite(context, key, &entry)) return nullptr;
+  *stream = entry != nullptr ? &MutableStreamOf(*entry) : nullptr;
+  StreamGroup* group = *stream != nullptr ? (*stream)->FindGroup(group_name) : nullptr;
+  if (group == nullptr) {
+    context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
+                        CText(group_name) + "'");
+  }
+  return group;
+}
+
 // XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms] [TIME ms] [RETRYCOUNT count]
 //   [FORCE] [JUSTID] [LASTID id]
 void CmdXclaim(CommandContext& context) {
   const std::string_view key = context.arg(1);
   const std::string_view group_name = context.arg(2);
-  Entry* entry = nullptr;
-  if (!LookupStreamWrite(context, key, &entry)) return;
-  StreamValue* stream = entry != nullptr ? &MutableStreamOf(*entry) : nullptr;
-  StreamGroup* group = stream != nullptr ? stream->FindGroup(group_name) : nullptr;
-  if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
-                        CText(group_name) + "'");
-    return;
-  }
+  StreamValue* stream = nullptr;
+  StreamGroup* group = LookupGroupWrite(context, key, group_name, &stream);
+  if (group == nullptr) return;
   context.PreventPropagation();
   int64_t min_idle = 0;
   if (!ParseOptionInt(context, context.arg(4), "Invalid min-idle-time argument for XCLAIM",
@@ -752,15 +761,9 @@ void CmdXautoclaim(CommandContext& context) {
       return;
     }
   }
-  Entry* entry = nullptr;
-  if (!LookupStreamWrite(context, key, &entry)) return;
-  StreamValue* stream = entry != nullptr ? &MutableStreamOf(*entry) : nullptr;
-  StreamGroup* group = stream != nullptr ? stream->FindGroup(group_name) : nullptr;
-  if (group == nullptr) {
-    context.reply.Error("NOGROUP No such key '" + CText(key) + "' or consumer group '" +
-                        CText(group_name) + "'");
-    return;
-  }
+  StreamValue* stream = nullptr;
+  StreamGroup* group = LookupGroupWrite(context, key, group_name, &stream);
+  if (group == nullptr) return;
   context.PreventPropagation();
   MemoryAccountant& memory = context.memory();
   const int64_t now = context.now_ms();

@@ -99,4 +99,16 @@ bool ParseBlockTimeout(CommandContext& context, std::string_view text, int64_t* 
   return true;
 }
 
+bool ParseMillisecondTimeout(CommandContext& context, std::string_view text, int64_t* timeout_ms) {
+  if (!ParseStrictInt64(text, timeout_ms)) {
+    context.reply.Error("ERR timeout is not an integer or out of range");
+    return false;
+  }
+  if (*timeout_ms < 0) {
+    context.reply.Error("ERR timeout is negative");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace keel

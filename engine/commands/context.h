@@ -73,6 +73,10 @@ bool OptionIs(std::string_view arg, std::string_view option);
 // replying with Redis's error.
 bool ParseBlockTimeout(CommandContext& context, std::string_view text, int64_t* timeout_ms);
 
+// The same in milliseconds (CLIENT PAUSE, WAIT, XREAD BLOCK): an integer, not negative. False
+// after replying with Redis's error.
+bool ParseMillisecondTimeout(CommandContext& context, std::string_view text, int64_t* timeout_ms);
+
 // The families' registration functions (one per cmd_*.cc), called by the Engine.
 void RegisterConnectionCommands(Registry& registry);
 void RegisterClientCommands(Registry& registry);

@@ -31,19 +31,6 @@ std::string_view CString(std::string_view text, size_t bytes_max) {
   return text.substr(0, bytes_max);
 }
 
-std::string MakeRunId(Random& random) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  while (id.size() < 40) {
-    uint64_t bits = random.NextU64();
-    for (int i = 0; i < 16 && id.size() < 40; i++) {
-      id.push_back(kHex[bits & 15]);
-      bits >>= 4;
-    }
-  }
-  return id;
-}
-
 // Slots each database's resize moves per cron tick (about a millisecond of work).
 constexpr size_t kCronResizeSlots = 8192;
 
@@ -114,12 +101,11 @@ Engine::Engine(Env& env, Config config, StartupInfo startup, const Registry& reg
       registry_(registry),
       rng_(env.random().NextU64()),
       run_id_(MakeRunId(env.random())),
-      replication_id_(MakeRunId(env.random())),
       keyspace_(memory_, rng_, CheckedDatabaseCount(config_)),
       watches_(keyspace_),
       blocking_(keyspace_) {
   stats_.commands.resize(registry_.all().size());
-  replication_ = std::make_unique<Replication>(*this);
+  replication_ = std::make_unique<Replication>(*this, MakeRunId(env.random()));
   multi_roles_.assign(registry_.all().size(), MultiRole::kQueued);
   for (const CommandSpec* spec : registry_.all()) {
     const std::string_view name = spec->full_name;
@@ -1099,9 +1085,10 @@ size_t Engine::recent_max_output_buffer() const {
   return *std::max_element(peak_output_bytes_.begin(), peak_output_bytes_.end());
 }
 
+const std::string& Engine::replication_id() const { return replication_->replid(); }
+
 void Engine::ChangeReplicationId() {
   replication_->ChangeReplicationId();
-  replication_id_ = replication_->replid();
   Log(LogLevel::kNotice, "Changing replication IDs after receiving DEBUG change-repl-id");
 }
 

@@ -237,7 +237,7 @@ class Engine : public ErrorObserver {
   const std::string& run_id() const { return run_id_; }
   // The replication id (INFO master_replid), drawn at start like Redis's and replaced by DEBUG
   // CHANGE-REPL-ID.
-  const std::string& replication_id() const { return replication_id_; }
+  const std::string& replication_id() const;  // the replication's (INFO master_replid)
   void ChangeReplicationId();
   // used_memory when the engine had finished starting, and the largest used_memory seen since
   // (checked after every command and in cron, as Redis does).
@@ -525,7 +525,6 @@ class Engine : public ErrorObserver {
   ServerStats stats_;
   Rng rng_;
   std::string run_id_;
-  std::string replication_id_;
   Keyspace keyspace_;
   bool active_expire_enabled_ = true;
   Evictor evictor_;

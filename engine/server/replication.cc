@@ -16,7 +16,9 @@ namespace {
 constexpr std::string_view kPing = "*1\r\n$4\r\nPING\r\n";
 constexpr std::string_view kGetack = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
 
-std::string NewReplid(Random& random) {
+}  // namespace
+
+std::string MakeRunId(Random& random) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id;
   while (id.size() < 40) {
@@ -28,6 +30,8 @@ std::string NewReplid(Random& random) {
   }
   return id;
 }
+
+namespace {
 
 int64_t ConfigInt(const Config& config, std::string_view name, int64_t fallback) {
   const ConfigParam* param = Config::Find(name);
@@ -53,7 +57,8 @@ std::string HostOf(std::string_view address) {
 
 }  // namespace
 
-Replication::Replication(Engine& engine) : engine_(engine), replid_(engine.replication_id()) {
+Replication::Replication(Engine& engine, std::string replid)
+    : engine_(engine), replid_(std::move(replid)) {
   RefreshSettings();
 }
 
@@ -103,7 +108,7 @@ void Replication::RefreshSettings() {
 }
 
 void Replication::ChangeReplicationId() {
-  replid_ = NewReplid(engine_.env().random());
+  replid_ = MakeRunId(engine_.env().random());
   replid2_ = std::string(40, '0');
   second_replid_offset_ = -1;
 }
@@ -663,7 +668,7 @@ void Replication::StopReplicating() {
   if (backlog_capacity_ == 0) CreateBacklog();
   replid2_ = replid_;
   second_replid_offset_ = offset_ + 1;
-  replid_ = NewReplid(engine_.env().random());
+  replid_ = MakeRunId(engine_.env().random());
   engine_.Log(LogLevel::kNotice,
               "Setting secondary replication ID to " + replid2_ + ", valid up to offset: " +
                   Int64ToString(second_replid_offset_) + ". New replication ID is " + replid_);

@@ -45,9 +45,12 @@ namespace keel {
 class Client;
 class Engine;
 
+// 40 random hex digits: the server's run id and its replication ids.
+std::string MakeRunId(Random& random);
+
 class Replication final : public PropagationSink {
  public:
-  explicit Replication(Engine& engine);
+  Replication(Engine& engine, std::string replid);
   ~Replication() override;
   Replication(const Replication&) = delete;
   Replication& operator=(const Replication&) = delete;
