@@ -137,7 +137,7 @@ class Database {
   bool Erase(std::string_view key) { return Erase(key, Hash(key)); }
   bool Erase(std::string_view key, uint64_t hash, EraseMode mode = EraseMode::kDestroyValue);
 
-  // Removes every key and gives the memory back.
+  // Removes every key and gives the memory back. The emptied database hashes with a new seed.
   void Clear();
 
   // Keys whose hash has field TTLs (Redis 7.4's db->hexpires), for the active expiry cycle to
@@ -180,6 +180,8 @@ class Database {
   // The structure's invariants (tests, simulator, fuzzing): ordering in both tables, the
   // resize boundary, entry counts and the volatile list.
   bool CheckInvariants() const;
+  // The longest run of occupied slots in either table (tests: inserts walk runs).
+  size_t LongestRun() const;
 
  private:
   static uint64_t HashWithSeed(const void* context, std::string_view key);

@@ -167,6 +167,16 @@ size_t KeyTable::NextOccupied(size_t slot) const {
   return end;
 }
 
+size_t KeyTable::LongestRun() const {
+  size_t longest = 0;
+  size_t run = 0;
+  for (size_t i = 0; i < slot_count(); i++) {
+    run = slots_[i] == 0 ? 0 : run + 1;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
 bool KeyTable::CheckInvariants(HashFunction rehash, const void* context) const {
   if (slots_ == nullptr) return size_ == 0;
   size_t count = 0;

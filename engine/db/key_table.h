@@ -87,6 +87,10 @@ class KeyTable {
   size_t NextOccupied(size_t slot) const;
   Entry* EntryAt(size_t slot) const { return slots_[slot] == 0 ? nullptr : EntryOf(slots_[slot]); }
 
+  // The most consecutive occupied slots (a run that every insert into it walks): a diagnostic
+  // for tests, O(slots).
+  size_t LongestRun() const;
+
   // Removes every slot; the entries are the caller's to free (visit them first).
   void Reset();
 

@@ -342,7 +342,7 @@ size_t Keyspace::FlushOne(int db) {
   for (KeyspaceObserver* observer : observers_) {
     observer->BeforeFlush(&slot);
     if (slot == nullptr) {
-      // The observer took the database: an empty one with the same hash seed takes its place.
+      // The observer took the database: an empty one takes its place (Clear below reseeds it).
       slot = std::make_unique<Database>(memory_, slab_, access_clock_, seed);
       break;
     }
