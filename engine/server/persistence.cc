@@ -196,8 +196,12 @@ Status Persistence::LoadAtStartup() {
   return Status::Ok();
 }
 
-std::string Persistence::SerialiseKeyspace() {
-  return WriteRdb(engine_.keyspace(), WriteOptions());
+std::string Persistence::SerialiseKeyspace(bool functions_only) {
+  if (!functions_only) return WriteRdb(engine_.keyspace(), WriteOptions());
+  RdbWriter writer(WriteOptions());
+  writer.Begin();
+  writer.Finish();
+  return writer.TakeBytes();
 }
 
 // --- Saving -----------------------------------------------------------------------------------

@@ -71,8 +71,9 @@ class Persistence {
   // Abandons the running save (its temporary file is removed, its waiters get an error).
   void AbortSave(std::string_view reason);
 
-  // DEBUG RELOAD's first half: the keyspace serialised as an RDB file in memory.
-  std::string SerialiseKeyspace();
+  // DEBUG RELOAD's first half, and a full sync's file: the keyspace serialised as an RDB file in
+  // memory. `functions_only` leaves the keys out (REPLCONF rdb-filter-only functions).
+  std::string SerialiseKeyspace(bool functions_only = false);
   // Loads `bytes` (a whole RDB file) into the keyspace, replacing it (and the function
   // libraries) unless `merge` (then duplicated keys replace the existing ones, as with DEBUG
   // RELOAD NOFLUSH). A library whose name exists replaces it only when `replace_functions`

@@ -294,7 +294,7 @@ void Replication::Sync(Client& client, std::span<const std::string_view> args, b
                                      (eof ? "replicas sockets" : "disk"));
   if (psync) WriteTo(client, "+FULLRESYNC " + replid_ + " " + Int64ToString(offset_) + "\r\n");
   // The file is the keyspace at offset_: every later byte of the stream follows it.
-  const std::string file = engine_.persistence().SerialiseKeyspace();
+  const std::string file = engine_.persistence().SerialiseKeyspace(state.functions_only);
   if (eof) {
     std::string mark;
     mark.reserve(40);
@@ -369,11 +369,13 @@ void Replication::Replconf(Client& client, std::span<const std::string_view> arg
         return;
       }
     } else if (EqualsIgnoreCase(option, "rdb-filter-only")) {
-      // Only "" (no filter) and "functions" exist in 7.0; Keel sends every file whole.
-      if (!value.empty() && !EqualsIgnoreCase(value, "functions")) {
+      // Only "" (no filter) and "functions" exist in 7.0.
+      const bool functions = EqualsIgnoreCase(value, "functions");
+      if (!value.empty() && !functions) {
         client.reply().Error("ERR Unsupported rdb-filter-only option: " + std::string(value));
         return;
       }
+      StateOf(client).functions_only = functions;
     } else {
       client.reply().Error("ERR Unrecognized REPLCONF option: " + std::string(option));
       return;

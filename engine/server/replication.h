@@ -176,11 +176,12 @@ class Replication final : public PropagationSink {
     std::string announced_ip;
     bool capa_eof = false;
     bool capa_psync2 = false;
-    bool online = false;      // past SYNC/PSYNC: receives the stream
-    bool pre_psync = false;   // came with SYNC: no GETACK for it
-    uint64_t file_end = 0;    // output position where the RDB file ends
-    int64_t ack_offset = 0;   // REPLCONF ACK
-    int64_t ack_time_ms = 0;  // wall time of the last ACK (or of the sync)
+    bool functions_only = false;  // REPLCONF rdb-filter-only functions (redis-cli --functions-rdb)
+    bool online = false;          // past SYNC/PSYNC: receives the stream
+    bool pre_psync = false;       // came with SYNC: no GETACK for it
+    uint64_t file_end = 0;        // output position where the RDB file ends
+    int64_t ack_offset = 0;       // REPLCONF ACK
+    int64_t ack_time_ms = 0;      // wall time of the last ACK (or of the sync)
   };
   ReplicaState& StateOf(const Client& client);
   void CreateBacklog();

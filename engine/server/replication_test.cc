@@ -111,6 +111,33 @@ TEST_F(ReplicationTest, DisklessEofFormWhenTheReplicaCanReadIt) {
   EXPECT_EQ(old_sync.substr(old_sync.find("\r\n") + 2, 5), "REDIS");
 }
 
+// redis-cli --functions-rdb: REPLCONF rdb-filter-only functions asks for a file without keys.
+TEST_F(ReplicationTest, FunctionsOnlyFileLeavesTheKeysOut) {
+  StartServer(ConfigWith({{"repl-diskless-sync", "no"}}));
+  const sim::SimClientId writer = Connect();
+  EXPECT_EQ(One(writer, {"set", "some-key", "some-value"}), Ok());
+  EXPECT_EQ(One(writer, {"function", "load",
+                         "#!lua name=lib1\nredis.register_function('func1', function() return 1 "
+                         "end)"}),
+            Bulk("lib1"));
+  const sim::SimClientId whole = Connect();
+  const std::string whole_sync = Raw(whole, Request({"sync"}));
+  EXPECT_NE(whole_sync.find("some-key"), std::string::npos);
+  EXPECT_NE(whole_sync.find("func1"), std::string::npos);
+
+  const sim::SimClientId filtered = Connect();
+  EXPECT_EQ(One(filtered, {"replconf", "rdb-filter-only", "functions"}), Ok());
+  const std::string sync = Raw(filtered, Request({"sync"}));
+  EXPECT_EQ(sync.substr(sync.find("\r\n") + 2, 5), "REDIS");
+  EXPECT_EQ(sync.find("some-key"), std::string::npos);
+  EXPECT_NE(sync.find("func1"), std::string::npos);
+  // An empty filter asks for everything again.
+  const sim::SimClientId unfiltered = Connect();
+  EXPECT_EQ(One(unfiltered, {"replconf", "rdb-filter-only", "functions"}), Ok());
+  EXPECT_EQ(One(unfiltered, {"replconf", "rdb-filter-only", ""}), Ok());
+  EXPECT_NE(Raw(unfiltered, Request({"sync"})).find("some-key"), std::string::npos);
+}
+
 TEST_F(ReplicationTest, PartialResyncFromTheBacklog) {
   StartServer(ConfigWith({{"repl-diskless-sync", "no"}}));
   const sim::SimClientId writer = Connect();
