@@ -69,26 +69,27 @@ std::string CanonicalZset(const Entry& entry) {
 
 // Each value by its serialiser (its RDB encoding, uncompressed so that a difference reads in the
 // report): the comparison holds for every type that has one, not only for strings.
+KeyState StateOf(const Entry& entry) {
+  std::string serialised;
+  if (entry.type() == ValueType::kSet) {
+    serialised = CanonicalSet(entry);
+  } else if (entry.type() == ValueType::kZSet) {
+    serialised = CanonicalZset(entry);
+  } else if (entry.type() == ValueType::kStream) {
+    serialised = CanonicalStreamContent(entry);
+  } else if (entry.type() == ValueType::kHash &&
+             !static_cast<const HashValue*>(EntryObject(entry))->is_listpack()) {
+    serialised = CanonicalHash(entry);
+  } else {
+    SerialiseValue(entry, {.compress = false}, &serialised);
+  }
+  return KeyState{static_cast<int>(entry.type()), std::move(serialised), entry.expire_at_ms()};
+}
+
 std::map<std::string, KeyState> Contents(const Database& db) {
   std::map<std::string, KeyState> contents;
-  db.ForEach([&](const Entry& entry) {
-    std::string serialised;
-    if (entry.type() == ValueType::kSet) {
-      serialised = CanonicalSet(entry);
-    } else if (entry.type() == ValueType::kZSet) {
-      serialised = CanonicalZset(entry);
-    } else if (entry.type() == ValueType::kStream) {
-      serialised = CanonicalStreamContent(entry);
-    } else if (entry.type() == ValueType::kHash &&
-               !static_cast<const HashValue*>(EntryObject(entry))->is_listpack()) {
-      serialised = CanonicalHash(entry);
-    } else {
-      SerialiseValue(entry, {.compress = false}, &serialised);
-    }
-    contents.emplace(
-        std::string(entry.key()),
-        KeyState{static_cast<int>(entry.type()), std::move(serialised), entry.expire_at_ms()});
-  });
+  db.ForEach(
+      [&](const Entry& entry) { contents.emplace(std::string(entry.key()), StateOf(entry)); });
   return contents;
 }
 
@@ -110,10 +111,16 @@ Replica::Replica(Engine& primary, SimEnv& primary_env, int64_t lag_ms, uint64_t 
   engine_ = std::make_unique<Engine>(env_, std::move(config));
   client_ = engine_->NewClient(0, nullptr);
   primary_.keyspace().propagation().AddSink(this);
+  primary_writes_ = std::make_unique<Writes>(primary_, *this);
+  replica_writes_ = std::make_unique<Writes>(*engine_, *this);
+  primary_.keyspace().AddObserver(primary_writes_.get());
+  engine_->keyspace().AddObserver(replica_writes_.get());
 }
 
 Replica::~Replica() {
   primary_.keyspace().propagation().RemoveSink(this);
+  primary_.keyspace().RemoveObserver(primary_writes_.get());
+  engine_->keyspace().RemoveObserver(replica_writes_.get());
   if (history_ != nullptr) engine_->keyspace().RemoveObserver(history_);
 }
 
@@ -153,8 +160,74 @@ void Replica::Propagate(int db, std::span<const std::string_view> args) {
   if (history_ != nullptr && !in_transaction_) history_->EndUnit(*engine_);
 }
 
+void Replica::Writes::BeforeKeyChange(const Database& db, std::string_view key, uint64_t) {
+  for (int index = 0; index < engine_.database_count(); index++) {
+    if (&engine_.database(index) == &db) {
+      replica_.NoteWrite(index, key);
+      return;
+    }
+  }
+  replica_.compare_all_ = true;  // a database of no index: nothing to go by
+}
+
+void Replica::Writes::KeyTouched(int db_index, std::string_view key) {
+  replica_.NoteWrite(db_index, key);
+}
+
+void Replica::Writes::DatabaseFlushed(int) { replica_.compare_all_ = true; }
+
+void Replica::Writes::DatabasesSwapped(int, int) { replica_.compare_all_ = true; }
+
+void Replica::NoteWrite(int db, std::string_view key) {
+  if (compare_all_) return;
+  if (written_.size() >= kWrittenKeysMax) {
+    compare_all_ = true;
+    written_.clear();
+    return;
+  }
+  written_.emplace(db, std::string(key));
+}
+
 std::string Replica::Compare() {
   if (!error_.empty()) return error_;
+  compares_++;
+  std::string difference;
+  if (compare_all_ || compares_ % kFullCompareEvery == 0) {
+    difference = CompareAll();
+  } else {
+    for (const auto& [db, key] : written_) {
+      difference = CompareKey(db, key);
+      if (!difference.empty()) break;
+    }
+  }
+  // A difference is reported once: the run stops at the first failure.
+  written_.clear();
+  compare_all_ = false;
+  return difference;
+}
+
+std::string Replica::CompareKey(int db, const std::string& key) const {
+  const Entry* expected = primary_.database(db).Find(key);
+  const Entry* actual = engine_->database(db).Find(key);
+  const std::string where = "replica db " + std::to_string(db) + " key \"" + EscapeBytes(key, 60);
+  const std::string after = " (last applied: " + last_applied_ + ")";
+  if (expected == nullptr && actual == nullptr) return {};
+  if (actual == nullptr) {
+    return where + "\": the primary holds " + DescribeState(StateOf(*expected)) +
+           ", the replica nothing" + after;
+  }
+  if (expected == nullptr) {
+    return where + "\": the replica holds " + DescribeState(StateOf(*actual)) +
+           ", the primary nothing" + after;
+  }
+  const KeyState expected_state = StateOf(*expected);
+  const KeyState actual_state = StateOf(*actual);
+  if (expected_state == actual_state) return {};
+  return where + "\": the primary holds " + DescribeState(expected_state) + ", the replica " +
+         DescribeState(actual_state) + after;
+}
+
+std::string Replica::CompareAll() const {
   for (int db = 0; db < primary_.database_count(); db++) {
     const auto expected = Contents(primary_.database(db));
     const auto actual = Contents(engine_->database(db));
