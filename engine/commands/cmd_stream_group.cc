@@ -330,6 +330,8 @@ void CmdXgroup(CommandContext& context) {
     }
     stream->DestroyGroup(group_name, memory);
     GroupChanged(context, key, kGroupDestroy);
+    // Its blocked XREADGROUPs run again and end with NOGROUP.
+    context.SignalKeyReady(key);
     context.reply.Integer(1);
     return;
   }

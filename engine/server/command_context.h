@@ -86,6 +86,8 @@ class CommandContext {
   // When this run is a blocked command's, for a key that became ready: that key, which Redis
   // 7.0 serves it from (empty otherwise).
   std::string_view serving_key() const { return engine_.serving_key(client); }
+  // Runs again the commands blocked on `key` of this database though nothing wrote it.
+  void SignalKeyReady(std::string_view key) { engine_.SignalKeyReady(db_index(), key); }
 
   // FLUSHALL's last step (Redis's flushAllDataAndResetRDB): with save rules, a running save
   // stops and the now empty dataset is saved, so that a restart does not bring the keys back.

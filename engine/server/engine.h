@@ -297,6 +297,10 @@ class Engine : public ErrorObserver {
   // gives the reply. When the running command is such a run, the client stays blocked, where it
   // was in each queue. REQUIRES: the command may block (CommandContext::may_block).
   void BlockClient(std::span<const std::string_view> keys, ValueType type, int64_t timeout_ms);
+  // Runs again the commands blocked on `key` of database `db` though nothing wrote it, after the
+  // top-level command (Redis's signalKeyAsReady alone: XGROUP DESTROY ends XREADGROUP's wait with
+  // NOGROUP, and WATCH is not touched).
+  void SignalKeyReady(int db, std::string_view key) { blocking_.KeyTouched(db, key); }
   // Ends `client`'s wait as CLIENT UNBLOCK does: with the timeout's reply, or with the UNBLOCKED
   // error. False when it is not blocked.
   bool UnblockClient(Client& client, bool with_error);
