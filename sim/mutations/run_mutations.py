@@ -70,8 +70,8 @@ def main():
     parser.add_argument("--only", nargs="*", help="run only these mutations")
     parser.add_argument("--workdir", default=os.path.join(ROOT, "build", "mutations"))
     parser.add_argument("--share", type=int, default=1,
-                        help="run one of N shares of the mutations, the day's (CI: 2, so that "
-                             "every mutation runs every other day within CI's time); "
+                        help="run one of N shares of the mutations, the day's (CI: 3, so that "
+                             "every mutation runs every third day within CI's time); "
                              "KEEL_MUTATION_ROTATION overrides the day number")
     parser.add_argument("--check-snippets", action="store_true",
                         help="only check that every snippet occurs once in the sources (ctest)")
