@@ -17,15 +17,6 @@ using Replies = std::vector<RespValue>;
 class ListBlockTest : public ServerTest {
  protected:
   sim::SimNetwork& net() { return env_.sim_network(); }
-  Replies Received(sim::SimClientId client) { return DecodeAll(net().Receive(client)); }
-  // Sends without waiting for a reply.
-  void Send(sim::SimClientId client, std::initializer_list<std::string_view> args) {
-    net().Send(client, Request(args));
-    Settle();
-  }
-  Replies Ask(sim::SimClientId client, std::initializer_list<std::string_view> args) {
-    return Exchange(client, Request(args));
-  }
   std::string InfoField(sim::SimClientId asker, std::string_view field) {
     const std::string info = Ask(asker, {"info", "clients"}).at(0).text;
     const std::string key = std::string(field) + ":";

@@ -16,10 +16,6 @@ using Replies = std::vector<RespValue>;
 class PubSubTest : public ServerTest {
  protected:
   sim::SimNetwork& net() { return env_.sim_network(); }
-  Replies Received(sim::SimClientId client) { return DecodeAll(net().Receive(client)); }
-  Replies Ask(sim::SimClientId client, std::initializer_list<std::string_view> args) {
-    return Exchange(client, Request(args));
-  }
   static RespValue Message(std::string_view channel, std::string_view text) {
     return Array({Bulk("message"), Bulk(channel), Bulk(text)});
   }

@@ -15,15 +15,6 @@ using Replies = std::vector<RespValue>;
 
 class StreamBlockTest : public ServerTest {
  protected:
-  sim::SimNetwork& net() { return env_.sim_network(); }
-  Replies Received(sim::SimClientId client) { return DecodeAll(net().Receive(client)); }
-  void Send(sim::SimClientId client, std::initializer_list<std::string_view> args) {
-    net().Send(client, Request(args));
-    Settle();
-  }
-  Replies Ask(sim::SimClientId client, std::initializer_list<std::string_view> args) {
-    return Exchange(client, Request(args));
-  }
   // A client blocked in XREADGROUP on stream "x", group "g" (created empty).
   sim::SimClientId BlockedReader(sim::SimClientId admin) {
     EXPECT_EQ(Ask(admin, {"xgroup", "create", "x", "g", "$", "mkstream"}), Replies{Ok()});

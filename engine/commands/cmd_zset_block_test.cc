@@ -16,15 +16,6 @@ using Replies = std::vector<RespValue>;
 
 class ZsetBlockTest : public ServerTest {
  protected:
-  sim::SimNetwork& net() { return env_.sim_network(); }
-  Replies Received(sim::SimClientId client) { return DecodeAll(net().Receive(client)); }
-  void Send(sim::SimClientId client, std::initializer_list<std::string_view> args) {
-    net().Send(client, Request(args));
-    Settle();
-  }
-  Replies Ask(sim::SimClientId client, std::initializer_list<std::string_view> args) {
-    return Exchange(client, Request(args));
-  }
   Replies AwaitReply(sim::SimClientId client) {
     Replies replies;
     for (int i = 0; i < 10000 && replies.empty(); i++) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -97,6 +98,20 @@ std::string DescribeState(const KeyState& state) {
   return "\"" + EscapeBytes(std::get<1>(state), 40) + "\" (type " +
          std::to_string(std::get<0>(state)) + ", expiry " + std::to_string(std::get<2>(state)) +
          ")";
+}
+
+// The report of a key on which the two sides differ (nullopt: not held), or empty when they agree.
+std::string Difference(int db, std::string_view key, const std::optional<KeyState>& primary,
+                       const std::optional<KeyState>& replica, std::string_view last_applied) {
+  if (primary == replica) return {};
+  std::string text = "replica db " + std::to_string(db) + " key \"" + EscapeBytes(key, 60) + "\": ";
+  if (!primary.has_value()) {
+    text += "the replica holds " + DescribeState(*replica) + ", the primary nothing";
+  } else {
+    text += "the primary holds " + DescribeState(*primary) + ", the replica " +
+            (replica.has_value() ? DescribeState(*replica) : std::string("nothing"));
+  }
+  return text + " (last applied: " + std::string(last_applied) + ")";
 }
 
 }  // namespace
@@ -207,24 +222,14 @@ std::string Replica::Compare() {
 }
 
 std::string Replica::CompareKey(int db, const std::string& key) const {
-  const Entry* expected = primary_.database(db).Find(key);
-  const Entry* actual = engine_->database(db).Find(key);
-  const std::string where = "replica db " + std::to_string(db) + " key \"" + EscapeBytes(key, 60);
-  const std::string after = " (last applied: " + last_applied_ + ")";
-  if (expected == nullptr && actual == nullptr) return {};
-  if (actual == nullptr) {
-    return where + "\": the primary holds " + DescribeState(StateOf(*expected)) +
-           ", the replica nothing" + after;
-  }
-  if (expected == nullptr) {
-    return where + "\": the replica holds " + DescribeState(StateOf(*actual)) +
-           ", the primary nothing" + after;
-  }
-  const KeyState expected_state = StateOf(*expected);
-  const KeyState actual_state = StateOf(*actual);
-  if (expected_state == actual_state) return {};
-  return where + "\": the primary holds " + DescribeState(expected_state) + ", the replica " +
-         DescribeState(actual_state) + after;
+  const Entry* primary = primary_.database(db).Find(key);
+  const Entry* replica = engine_->database(db).Find(key);
+  if (primary == nullptr && replica == nullptr) return {};
+  const std::optional<KeyState> primary_state =
+      primary != nullptr ? std::optional<KeyState>(StateOf(*primary)) : std::nullopt;
+  const std::optional<KeyState> replica_state =
+      replica != nullptr ? std::optional<KeyState>(StateOf(*replica)) : std::nullopt;
+  return Difference(db, key, primary_state, replica_state, last_applied_);
 }
 
 std::string Replica::CompareAll() const {
@@ -232,23 +237,16 @@ std::string Replica::CompareAll() const {
     const auto expected = Contents(primary_.database(db));
     const auto actual = Contents(engine_->database(db));
     if (expected == actual) continue;
-    const std::string where = "replica db " + std::to_string(db) + " key \"";
-    const std::string after = " (last applied: " + last_applied_ + ")";
     for (const auto& [key, state] : expected) {
       auto it = actual.find(key);
-      if (it == actual.end()) {
-        return where + EscapeBytes(key, 60) + "\": the primary holds " + DescribeState(state) +
-               ", the replica nothing" + after;
-      }
-      if (it->second != state) {
-        return where + EscapeBytes(key, 60) + "\": the primary holds " + DescribeState(state) +
-               ", the replica " + DescribeState(it->second) + after;
-      }
+      const std::string difference =
+          Difference(db, key, state, it == actual.end() ? std::nullopt : std::optional(it->second),
+                     last_applied_);
+      if (!difference.empty()) return difference;
     }
     for (const auto& [key, state] : actual) {
       if (expected.find(key) == expected.end()) {
-        return where + EscapeBytes(key, 60) + "\": the replica holds " + DescribeState(state) +
-               ", the primary nothing" + after;
+        return Difference(db, key, std::nullopt, state, last_applied_);
       }
     }
   }

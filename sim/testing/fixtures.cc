@@ -113,6 +113,20 @@ std::vector<RespValue> ServerTest::Exchange(sim::SimClientId client, std::string
   return DecodeAll(env_.sim_network().Receive(client));
 }
 
+std::vector<RespValue> ServerTest::Ask(sim::SimClientId client,
+                                       std::initializer_list<std::string_view> args) {
+  return Exchange(client, Request(args));
+}
+
+void ServerTest::Send(sim::SimClientId client, std::initializer_list<std::string_view> args) {
+  env_.sim_network().Send(client, Request(args));
+  Settle();
+}
+
+std::vector<RespValue> ServerTest::Received(sim::SimClientId client) {
+  return DecodeAll(env_.sim_network().Receive(client));
+}
+
 Config ConfigWith(std::initializer_list<Setting> settings) {
   Config config;
   for (const auto& [name, value] : settings) {

@@ -82,6 +82,12 @@ class ServerTest : public ::testing::Test {
   void Settle(int iterations_max = 10000);
   // Sends `request`, settles, and returns every reply the client received.
   std::vector<RespValue> Exchange(sim::SimClientId client, std::string_view request);
+  // The same for the command `args`.
+  std::vector<RespValue> Ask(sim::SimClientId client, std::initializer_list<std::string_view> args);
+  // For tests of several clients (blocking commands, pub/sub): sends `args` and settles without
+  // reading a reply, and returns what a client received since the last look.
+  void Send(sim::SimClientId client, std::initializer_list<std::string_view> args);
+  std::vector<RespValue> Received(sim::SimClientId client);
 
   sim::SimEnv env_;
   std::unique_ptr<Engine> engine_;
