@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/assert.h"
 #include "engine/base/numbers.h"
 #include "engine/commands/cmd_stream_common.h"
 
@@ -378,8 +379,9 @@ void CmdXack(CommandContext& context) {
   }
   // Redis looks the key up for reading; the change goes through a write lookup, which a
   // running snapshot needs to see before the value changes.
-  group = MutableStreamOf(*context.keyspace.LookupWrite(context.db_index(), context.arg(1)))
-              .FindGroup(context.arg(2));
+  Entry* entry = context.keyspace.LookupWrite(context.db_index(), context.arg(1));
+  KEEL_ASSERT(entry != nullptr);  // found above, and nothing ran in between
+  group = MutableStreamOf(*entry).FindGroup(context.arg(2));
   int64_t acknowledged = 0;
   for (const StreamId& id : ids) {
     size_t at = 0;

@@ -4,6 +4,7 @@
 #include <new>
 #include <vector>
 
+#include "engine/base/assert.h"
 #include "engine/base/numbers.h"
 #include "engine/db/types/listpack.h"
 
@@ -320,7 +321,9 @@ StreamValue* StreamValue::Clone(const StreamValue& from, MemoryAccountant& memor
       }
       for (const StreamId& id : consumer->pel) {
         made->pel.Insert(made->pel.size(), id);
-        group->FindNack(id)->consumer = made;
+        StreamNack* nack = group->FindNack(id);
+        KEEL_ASSERT(nack != nullptr);  // the group PEL, copied above, holds every consumer id
+        nack->consumer = made;
       }
     }
   }
