@@ -114,6 +114,50 @@ PROFILE_DATA = {
     ("GET", False): "one existing key", ("GET", True): "-r {r} keys, all existing",
     ("LPUSH", False): "one list", ("LPOP", False): "one filled list",
     ("SADD", False): "one set, one member", ("SADD", True): "one set, -r {r} members",
+    ("HSET", False): "one hash, one field", ("HSET", True): "one hash, -r {r} fields",
+    ("HGET", False): "one hash, one field", ("HGET", True): "one hash, -r {r} fields, all existing",
+    ("ZADD", True): "one sorted set, -r {r} members",
+    ("ZINCRBY", True): "one sorted set, -r {r} members",
+    ("ZRANGE", False): "0 99 of one sorted set of 1,000 members",
+    ("SETBIT", False): "one bit of a 1 MB string", ("GETBIT", False): "one bit of a 1 MB string",
+    ("BITCOUNT", False): "all of a 1 MB string",
+    ("PFADD", True): "one HyperLogLog, -r {r} elements",
+    ("PUBLISH", False): "one channel, {s} subscribers",
+}
+
+
+def profile_label(p, requests):
+    """The (test, value, data) columns of a profile cell; the data says -n where the cell's
+    request count is not the table's."""
+    test = p["test"]
+    if test == "PFCOUNT":
+        keys = len(p["command"]) - 1
+        what = "one dense HyperLogLog" if keys == 1 else f"the union of {keys} HyperLogLogs"
+    else:
+        what = PROFILE_DATA[(test, bool(p["random_keys"]))].format(
+            r=p["random_keys"], s=p.get("subscribers", 0))
+    if p["requests"] != requests:
+        what += f" (-n {p['requests']:,})"
+    sized = test in ("SET", "GET", "LPUSH", "LPOP", "HSET", "HGET", "PUBLISH")
+    return [test, f"{p['size']} B" if sized else "—", what]
+
+
+# The memory cells' tables, one per kind of data: (title, first column, its text).
+MEMORY_TABLES = {
+    None: ("**Memory after a pipelined load of 64-byte values, read once settled (bytes per key, "
+           "whole process)**", "keys", lambda p: f"{p['keys']:,}"),
+    "list": ("**Memory of one list of 16-byte elements after pipelined RPUSHes, read once "
+             "settled (bytes per element, whole process)**", "elements",
+             lambda p: f"{p['keys']:,}"),
+    "set": ("**Memory of sets of 16-byte members after pipelined SADDs, read once settled "
+            "(bytes per member, whole process)**", "sets × members",
+            lambda p: f"{p['sets']:,} × {p['members_per_set']:,}"),
+    "hash": ("**Memory of hashes of 16-byte fields and values after pipelined HSETs, read once "
+             "settled (bytes per field, whole process)**", "hashes × fields",
+             lambda p: f"{p['hashes']:,} × {p['fields_per_hash']:,}"),
+    "zset": ("**Memory of one sorted set of 16-byte members after pipelined ZADDs, read once "
+             "settled (bytes per member, whole process)**", "members",
+             lambda p: f"{p['members_per_set']:,}"),
 }
 
 
@@ -188,10 +232,7 @@ def section_text(data, folder_rel):
         requests = profile[0]["params"]["requests"]
         labels = {}
         for cell_id in ids:
-            p = data["cells"][cell_id]["params"]
-            size = "—" if p["test"] == "SADD" else f"{p['size']} B"
-            what = PROFILE_DATA[(p["test"], bool(p["random_keys"]))].format(r=p["random_keys"])
-            labels[cell_id] = [p["test"], size, what]
+            labels[cell_id] = profile_label(data["cells"][cell_id]["params"], requests)
         out += ["", f"**redis-benchmark -P {pipeline} -c {profile[0]['params']['clients']} "
                 f"-n {requests:,}**", ""]
         out += throughput_table(data, ids, (["test", "value", "data"], labels), notes)
@@ -204,50 +245,18 @@ def section_text(data, folder_rel):
                 f"operations, {p0['clients']} connections; A 50% reads, B 95%, C 100%**", ""]
         out += throughput_table(data, [c["id"] for c in ycsb],
                                 (["workload", "pipeline"], labels), notes)
-    memory = [c for c in cells
-              if c["group"] == "memory" and c["params"].get("kind") not in ("set", "hash")]
-    hash_memory = [c for c in cells
-                   if c["group"] == "memory" and c["params"].get("kind") == "hash"]
-    set_memory = [c for c in cells if c["group"] == "memory" and c["params"].get("kind") == "set"]
-    if memory:
-        out += ["", "**Memory after a pipelined load of 64-byte values, read once settled "
-                "(bytes per key, whole process)**", "",
-                "| keys | Keel RSS | Redis RSS | Keel/Redis RSS | Keel used_memory | "
+    for kind, (title, first_column, first) in MEMORY_TABLES.items():
+        chosen = [c for c in cells
+                  if c["group"] == "memory" and c["params"].get("kind") == kind]
+        if not chosen:
+            continue
+        out += ["", title, "",
+                f"| {first_column} | Keel RSS | Redis RSS | Keel/Redis RSS | Keel used_memory | "
                 "Redis used_memory | Keel/Redis used_memory |", "|---|---|---|---|---|---|---|"]
-        for cell in memory:
+        for cell in chosen:
             keel = data["rows"][(cell["id"], "keel")]
             redis = data["rows"][(cell["id"], "redis")]
-            row = [f"{cell['params']['keys']:,}"]
-            for column in ("rss_bytes_per_key", "used_memory_bytes_per_key"):
-                values = [num(keel.get(column)), num(redis.get(column))]
-                row += [f"{v:.1f}" if v is not None else (cell_state(r) or "—")
-                        for v, r in zip(values, (keel, redis))]
-                row.append(f_ratio(*values))
-            out.append("| " + " | ".join(row) + " |")
-    if set_memory:
-        out += ["", "**Memory of sets of 16-byte members after pipelined SADDs, read once settled "
-                "(bytes per member, whole process)**", "",
-                "| sets × members | Keel RSS | Redis RSS | Keel/Redis RSS | Keel used_memory | "
-                "Redis used_memory | Keel/Redis used_memory |", "|---|---|---|---|---|---|---|"]
-        for cell in set_memory:
-            keel = data["rows"][(cell["id"], "keel")]
-            redis = data["rows"][(cell["id"], "redis")]
-            row = [f"{cell['params']['sets']:,} × {cell['params']['members_per_set']:,}"]
-            for column in ("rss_bytes_per_key", "used_memory_bytes_per_key"):
-                values = [num(keel.get(column)), num(redis.get(column))]
-                row += [f"{v:.1f}" if v is not None else (cell_state(r) or "—")
-                        for v, r in zip(values, (keel, redis))]
-                row.append(f_ratio(*values))
-            out.append("| " + " | ".join(row) + " |")
-    if hash_memory:
-        out += ["", "**Memory of hashes of 16-byte fields and values after pipelined HSETs, read "
-                "once settled (bytes per field, whole process)**", "",
-                "| hashes × fields | Keel RSS | Redis RSS | Keel/Redis RSS | Keel used_memory | "
-                "Redis used_memory | Keel/Redis used_memory |", "|---|---|---|---|---|---|---|"]
-        for cell in hash_memory:
-            keel = data["rows"][(cell["id"], "keel")]
-            redis = data["rows"][(cell["id"], "redis")]
-            row = [f"{cell['params']['hashes']:,} × {cell['params']['fields_per_hash']:,}"]
+            row = [first(cell["params"])]
             for column in ("rss_bytes_per_key", "used_memory_bytes_per_key"):
                 values = [num(keel.get(column)), num(redis.get(column))]
                 row += [f"{v:.1f}" if v is not None else (cell_state(r) or "—")

@@ -201,6 +201,29 @@ def _bits_cells(requests, heavy_requests, reps):
     ]
 
 
+# Pub/sub (issue 17): PUBLISH of a 64-byte message to one channel from redis-benchmark's 50
+# connections, with no subscriber (the publisher's own cost) and fanned out to 10 and to 100
+# subscribers (bench/harness/subscribers.py, on the client core, each checked to receive every
+# message). Figures are per PUBLISH; the requests shrink as the fan-out grows, so that each cell
+# delivers about two million messages.
+PUBSUB_CHANNEL = "bench:chan"
+PUBSUB_MESSAGE_BYTES = 64
+PUBSUB_FANOUTS = ((0, 1), (10, 5), (100, 50))  # (subscribers, requests divided by)
+
+
+def _pubsub_cells(requests, reps, fanouts=PUBSUB_FANOUTS):
+    cells = []
+    for subscribers, divisor in fanouts:
+        count = max(requests // divisor, 1000)
+        command = ["PUBLISH", PUBSUB_CHANNEL, "m" * PUBSUB_MESSAGE_BYTES]
+        cells.append(Cell(f"PUBLISH-P16-s{subscribers}", "profile", ("PUBLISH", "SUBSCRIBE"),
+                          {"test": "PUBLISH", "command": command, "pipeline": 16,
+                           "size": PUBSUB_MESSAGE_BYTES, "random_keys": None,
+                           "subscribers": subscribers, "requests": count,
+                           "warmup": max(count // 10, 1000), "clients": CLIENTS}, reps))
+    return cells
+
+
 def full_plan():
     return (_profile_cells(1_000_000, 1_000_000, 3) +
             _zset_cells(1_000_000, 1_000_000, 3) +
@@ -217,6 +240,7 @@ def full_plan():
             _bigreq_cells(100_000_000, 512 << 20, 3) +
             _churn_cells(1_000_000_000, 1000, 512 << 20, 3, 10) +
             _bits_cells(1_000_000, 20_000, 3) +
+            _pubsub_cells(1_000_000, 3) +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
 
 
@@ -235,6 +259,8 @@ def quick_plan():
             [c for c in _callgrind_cells(5_000, 2_000, 1) if c.id == "cg-SET-P32-d3"] +
             _bigreq_cells(2_000_000, 8 << 20, 1) +
             _churn_cells(50_000_000, 1000, 8 << 20, 1, 3) +
+            _bits_cells(20_000, 2_000, 1) +
+            _pubsub_cells(50_000, 1, ((0, 1), (10, 5))) +
             [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])
 
 

@@ -26,7 +26,8 @@ SERVER_CORE = 0
 CLIENT_CORE = 1
 MAXMEMORY = "8gb"  # the same limit for both; above every data set here (10M keys, 1 GB YCSB)
 CLIENT_TIMEOUT_S = 1800.0
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HARNESS = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HARNESS))
 
 
 class Context:
@@ -148,21 +149,73 @@ def prepare_profile(ctx, server, params, run_dir, probe):
         check(probe, "prepare exit code", code == 0, code)
 
 
+def start_subscribers(ctx, server, params, run_dir):
+    """The pub/sub cells' subscribers (bench/harness/subscribers.py), pinned to the client core,
+    running in the background once every subscription is confirmed; None for no subscriber."""
+    if not params.get("subscribers"):
+        return None
+    argv = ["taskset", "-c", str(CLIENT_CORE), sys.executable, "-B",
+            os.path.join(HARNESS, "subscribers.py"), "--port", str(server.port),
+            "--channel", cells_mod.PUBSUB_CHANNEL, "--connections", str(params["subscribers"]),
+            "--out", os.path.join(run_dir, "subscribers.json")]
+    ctx.log(argv, os.path.relpath(run_dir, ctx.out))
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                               stderr=open(os.path.join(run_dir, "subscribers.err"), "wb"),
+                               stdin=subprocess.DEVNULL)
+    if process.stdout.readline().strip() != b"ready":
+        process.kill()
+        process.wait()
+        raise RuntimeError("the subscribers did not start; see subscribers.err")
+    return process
+
+
+def finish_subscribers(ctx, server, process, params, run_dir, probe):
+    """Ends the subscribers with a message on the end channel and checks that each received
+    every message published (the warm-up's and the measured ones)."""
+    published = server.info("commandstats").get("cmdstat_publish", "")
+    calls = int(dict(part.split("=") for part in published.split(",")).get("calls", -1)) \
+        if published else -1
+    receivers = ctx.server_command(server, run_dir, "PUBLISH",
+                                   cells_mod.PUBSUB_CHANNEL + ":end", "end")
+    check(probe, "every subscriber still subscribed", receivers == params["subscribers"],
+          f"{receivers} receivers")
+    try:
+        code = process.wait(timeout=CLIENT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        code = process.wait()
+    check(probe, "subscribers exit code", code == 0, code)
+    counts = []
+    if code == 0:
+        with open(os.path.join(run_dir, "subscribers.json")) as f:
+            counts = json.load(f)["counts"]
+    check(probe, "every subscriber received every message",
+          len(counts) == params["subscribers"] and all(c == calls for c in counts),
+          f"{calls} published, received {sorted(set(counts))}")
+
+
 def run_profile(ctx, cell, engine, run_dir, probe):
     params = cell.params
     server = ctx.start_server(engine, run_dir)
+    subscribers = None
     try:
         prepare_profile(ctx, server, params, run_dir, probe)
+        subscribers = start_subscribers(ctx, server, params, run_dir)
         code, _, _ = ctx.run_client(
             redis_benchmark_argv(ctx, server.port, params, params["warmup"]), run_dir, "warmup")
         check(probe, "warm-up exit code", code == 0, code)
         stats_before = server.info("stats")
         before = snapshot(server)
+        helper_before = procfs.process_cpu_ticks(subscribers.pid) if subscribers else ()
         code, wall_s, rusage = ctx.run_client(
             redis_benchmark_argv(ctx, server.port, params, params["requests"]), run_dir, "client")
+        helper_after = procfs.process_cpu_ticks(subscribers.pid) if subscribers else ()
         after = snapshot(server)
         stats_after = server.info("stats")
         probe["measure"] = measure_record(before, after, wall_s, rusage)
+        if subscribers:
+            probe["measure"]["helper_ticks_before"] = list(helper_before)
+            probe["measure"]["helper_ticks_after"] = list(helper_after)
         probe["stats_before"], probe["stats_after"] = stats_before, stats_after
         check(probe, "redis-benchmark exit code", code == 0, code)
         processed = stat_delta(stats_before, stats_after, "total_commands_processed")
@@ -179,7 +232,13 @@ def run_profile(ctx, cell, engine, run_dir, probe):
         if params["test"] == "LPOP":
             length = ctx.server_command(server, run_dir, "LLEN", "mylist")
             check(probe, "the list never ran empty", length > 0, f"LLEN {length}")
+        if subscribers:
+            finish_subscribers(ctx, server, subscribers, params, run_dir, probe)
+            subscribers = None
     finally:
+        if subscribers:
+            subscribers.kill()
+            subscribers.wait()
         stop_server(server, probe)
 
 

@@ -108,6 +108,9 @@ def _cpu_figures(measure, requests):
     server_ticks = sum(measure["server_ticks_after"]) - sum(measure["server_ticks_before"])
     server_cpu_s = server_ticks / ticks
     client_cpu_s = measure["client_rusage"]["utime_s"] + measure["client_rusage"]["stime_s"]
+    # Helpers of the load on the client core (the pub/sub cells' subscribers) count as client.
+    client_cpu_s += (sum(measure.get("helper_ticks_after", ())) -
+                     sum(measure.get("helper_ticks_before", ()))) / ticks
     cores_before = {int(k): v for k, v in measure["cores_before"].items()}
     cores_after = {int(k): v for k, v in measure["cores_after"].items()}
 

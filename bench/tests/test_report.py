@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "harness"))
 import cells  # noqa: E402
 import report  # noqa: E402
 import run  # noqa: E402
+import subscribers  # noqa: E402
 import summary  # noqa: E402
 
 RB_HEADER = ('"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms",'
@@ -289,10 +290,19 @@ class HarnessTest(unittest.TestCase):
         self.assertTrue(all(c.reps >= 3 for c in plan if c.group != "micro"))
         # A million requests each, but the two cells whose every request is heavy (a 1 MB
         # BITCOUNT, a ten-key PFCOUNT), which take 20,000.
-        heavy = {"bits-BITCOUNT-1MB-P1", "bits-PFCOUNT-10keys-P1"}
-        self.assertTrue(all(c.params["requests"] == (20_000 if c.id in heavy else 1_000_000)
+        # BITCOUNT, a ten-key PFCOUNT), which take 20,000, and the pub/sub fan-outs, which
+        # deliver each PUBLISH to 10 or 100 subscribers and take a fifth and a fiftieth.
+        expected = {"bits-BITCOUNT-1MB-P1": 20_000, "bits-PFCOUNT-10keys-P1": 20_000,
+                    "PUBLISH-P16-s10": 200_000, "PUBLISH-P16-s100": 20_000}
+        self.assertIn("PUBLISH-P16-s0", ids)
+        self.assertTrue(all(c.params["requests"] == expected.get(c.id, 1_000_000)
                             and c.params["clients"] == 50
                             for c in plan if c.group == "profile"))
+        # Every profile cell has its words in the README's tables.
+        for cell in plan:
+            if cell.group == "profile":
+                label = report.profile_label(cell.params, 1_000_000)
+                self.assertEqual(label[0], cell.params["test"])
         ycsb = [c for c in plan if c.group == "ycsb"]
         self.assertTrue(all(c.params["records"] == 1_000_000 and c.params["value_bytes"] == 1024
                             for c in ycsb))
@@ -333,6 +343,24 @@ class HarnessTest(unittest.TestCase):
             self.assertIn("3 misses", row["detail"])
         finally:
             shutil.rmtree(tmp)
+
+
+class SubscribersTest(unittest.TestCase):
+    def test_counts_every_message_however_the_stream_is_cut(self):
+        channel = b"bench:chan"
+        message = subscribers.message_header(channel) + b"$8\r\nmmmmmmmm\r\n"
+        end = subscribers.message_header(channel + subscribers.END_SUFFIX) + b"$3\r\nend\r\n"
+        stream = message * 500 + end + message * 3
+        rng = __import__("random").Random(7)
+        for _ in range(300):
+            counter = subscribers.Counter(channel)
+            at = 0
+            while at < len(stream) and not counter.ended:
+                size = rng.randint(1, 90)
+                counter.feed(stream[at:at + size])
+                at += size
+            self.assertTrue(counter.ended)
+            self.assertEqual(counter.count, 500)
 
 
 if __name__ == "__main__":
