@@ -192,6 +192,7 @@ void CmdMemoryDoctor(CommandContext& context) {
 }
 
 void CmdMemoryPurge(CommandContext& context) {
+  context.keyspace.slab().Trim();  // emptied slab pages first, as the cron's release does
   context.server().memory().resource().ReleaseFreeMemory();
   context.reply.Ok();
 }

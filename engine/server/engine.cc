@@ -17,8 +17,11 @@ namespace keel {
 namespace {
 
 // Names `client` in `wakeups` once, for the Server to write out what it was given outside its
-// own commands (MONITOR lines, messages, a served BLPOP).
+// own commands (MONITOR lines, messages, a served BLPOP). An internal client has no connection
+// to write to (its output is read in-process): naming it would only make the loop's next wait
+// return at once.
 void QueueWakeup(Client& client, std::vector<uint64_t>* wakeups) {
+  if (!client.has_connection()) return;
   if (client.flags & kClientWakeupQueued) return;
   client.flags |= kClientWakeupQueued;
   wakeups->push_back(client.id());
@@ -975,6 +978,9 @@ void Engine::ReleaseFreeMemoryIfWorthIt() {
       mono_now_us_ - last_release_us_ < kRetryIntervalUs) {
     return;
   }
+  // Slab pages whose blocks are all free (a flush, a big delete) go back to the allocator first,
+  // which can then return them.
+  keyspace_.slab().Trim();
   resource.ReleaseFreeMemory();
   last_release_us_ = mono_now_us_;
   resident_after_release_ = resource.ResidentBytes();
