@@ -664,4 +664,31 @@ MUTATIONS = [
         "find": "      } else {\n        Send(*client, Payload::kNull, {});\n      }\n",
         "replace": "      }\n",
     },
+    # Pub/sub (engine/server/pubsub.cc): the simulation's subscribers (sim/simulator/
+    # pubsub_check.h) must receive every message once per matching subscription.
+    {
+        "name": "subscribe-twice-delivers-twice",
+        "why": "a second SUBSCRIBE to a channel a client holds adds it to the channel's "
+               "subscribers again: each message arrives twice (and one UNSUBSCRIBE leaves one)",
+        "file": "engine/server/pubsub.cc",
+        "find": "  auto [it, added] = names(subs, kind).emplace(name);\n  if (added) {\n",
+        "replace": "  auto [it, added] = names(subs, kind).emplace(name);\n"
+                   "  if (added || kind == Kind::kChannel) {\n",
+    },
+    {
+        "name": "punsubscribe-keeps-delivering",
+        "why": "PUNSUBSCRIBE forgets the pattern in the client's own list but leaves the client "
+               "among the pattern's subscribers: messages keep arriving after the confirmation",
+        "file": "engine/server/pubsub.cc",
+        "find": "    const bool removed = Remove(kind, name, client);\n",
+        "replace": "    const bool removed = kind == Kind::kPattern || Remove(kind, name, client);\n",
+    },
+    {
+        "name": "pattern-skipped-after-channel",
+        "why": "PUBLISH stops at the channel's subscribers when there are any: pattern "
+               "subscribers miss the message, and the receiver count is short",
+        "file": "engine/server/pubsub.cc",
+        "find": "    if (!GlobMatch(pattern, channel)) continue;\n",
+        "replace": "    if (!GlobMatch(pattern, channel) || receivers > 0) continue;\n",
+    },
 ]

@@ -9,6 +9,7 @@
 #include "engine/server/server.h"
 #include "sim/simulator/invariants.h"
 #include "sim/simulator/oracle.h"
+#include "sim/simulator/pubsub_check.h"
 #include "sim/simulator/replica.h"
 #include "sim/simulator/tracking_check.h"
 #include "sim/workload/workload.h"
@@ -136,6 +137,10 @@ class Simulation {
   uint64_t UnitsPromised() const;
   void CrashAndRecover();
   void CheckNoLeak();
+  // The engine's clients that have no connection: the tracking client and pubsub_'s.
+  size_t InternalClients() const {
+    return (tracking_ != nullptr ? 1 : 0) + (pubsub_ != nullptr ? pubsub_->clients() : 0);
+  }
   void MoveDisk();
 
   RunPlan plan_;
@@ -148,6 +153,9 @@ class Simulation {
   // The client-side cache kept by CLIENT TRACKING (tracking_check.h); destroyed before the
   // engine.
   std::unique_ptr<TrackingCheck> tracking_;
+  // Subscribers and a publisher whose every delivery is checked (pubsub_check.h); destroyed
+  // before the engine.
+  std::unique_ptr<PubSubCheck> pubsub_;
   StateHistory history_;  // with kFaultCrash: every state the keyspace went through
   // When the last two server loop iterations started (monotonic µs): a sync everysec requests
   // in one completes at the next one's wait.
@@ -172,6 +180,7 @@ class Simulation {
   uint64_t limit_closes_unmatched_ = 0;
   uint16_t port_ = 0;
   uint64_t next_client_id_ = 1;
+  uint64_t delivered_ = 0;  // pub/sub messages pubsub_ checked, kept once it is gone
   int ops_issued_ = 0;
   uint64_t steps_ = 0;
   bool faults_on_ = true;
@@ -218,7 +227,8 @@ void Simulation::Start() {
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().AddObserver(oracle_.get());
   // The tracking client takes the first client id: the connections' ids follow it.
   tracking_ = std::make_unique<TrackingCheck>(*engine_);
-  next_client_id_ = 2;
+  pubsub_ = std::make_unique<PubSubCheck>(*engine_, plan_.seed ^ 0x7075627375627321ull);
+  next_client_id_ = 2 + pubsub_->clients();
   replica_ = std::make_unique<Replica>(*engine_, env_, plan_.replica_lag_ms,
                                        plan_.seed ^ 0x7265706c696361ull);
   if (plan_.faults & kFaultCrash) {
@@ -469,8 +479,7 @@ void Simulation::RunServer(int iterations) {
 
 void Simulation::Check() {
   if (failed()) return;
-  const std::string broken =
-      CheckInvariants(*engine_, *server_, env_, *oracle_, tracking_ != nullptr ? 1 : 0);
+  const std::string broken = CheckInvariants(*engine_, *server_, env_, *oracle_, InternalClients());
   if (!broken.empty()) Fail("invariant broken: " + broken);
   if (tracking_ != nullptr && !failed()) {
     const std::string stale = tracking_->Check();
@@ -499,6 +508,10 @@ void Simulation::Step() {
   Check();
   if (tracking_ != nullptr && !failed()) {
     tracking_->Read(workload::RandomKey(tracking_rng_, plan_.space));
+  }
+  if (pubsub_ != nullptr && !failed()) {
+    const std::string broken = pubsub_->Act();
+    if (!broken.empty()) Fail(broken);
   }
 }
 
@@ -608,6 +621,10 @@ void Simulation::Shutdown() {
     if (!stale.empty()) Fail(stale);
     tracking_.reset();
   }
+  if (pubsub_ != nullptr) {
+    delivered_ = pubsub_->delivered();
+    pubsub_.reset();
+  }
   if (failed()) return;
   for (SimulatedClient& client : clients_) {
     if (client.conn != 0) Cut(client, /*reset=*/false);
@@ -621,8 +638,10 @@ void Simulation::Shutdown() {
          std::to_string(kShutdownIterationsMax) + " iterations after every client closed");
     return;
   }
-  // As keel-server does before it exits: the AOF's syncs in flight (a manifest naming a new
-  // incremental file among them) complete.
+  // As keel-server does before it exits (Server::DrainAof): the AOF's buffer is appended and a
+  // last sync requested, and the syncs in flight (a manifest naming a new incremental file
+  // among them) complete.
+  engine_->aof().BeginShutdown();
   for (int i = 0; i < kShutdownIterationsMax && engine_->aof().pending_syncs() > 0 && !failed();
        i++) {
     RunServer(1);
@@ -634,6 +653,8 @@ void Simulation::Shutdown() {
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
   tracking_.reset();
+  if (pubsub_ != nullptr) delivered_ = pubsub_->delivered();
+  pubsub_.reset();
   server_.reset();
   engine_.reset();
   CheckNoLeak();
@@ -686,6 +707,8 @@ void Simulation::CrashAndRecover() {
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
   tracking_.reset();
+  if (pubsub_ != nullptr) delivered_ = pubsub_->delivered();
+  pubsub_.reset();
   server_.reset();
   engine_.reset();
   CheckNoLeak();
@@ -749,8 +772,10 @@ RunResult Simulation::Run() {
   result.disk_faults = env_.sim_files().faults();
   result.steps = steps_;
   result.simulated_us = env_.clock().MonotonicUs();
+  result.messages_delivered = pubsub_ != nullptr ? pubsub_->delivered() : delivered_;
   // A failed run may leave the engine mid-way; it is destroyed here, observer first.
   tracking_.reset();
+  pubsub_.reset();
   if (engine_ != nullptr) {
     engine_->set_command_observer(nullptr);
     if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());

@@ -30,13 +30,14 @@ struct RunResult {
   std::string phase;    // "workload", "drain" or "shutdown" when it failed
   uint64_t trace_hash = 0;
   uint64_t trace_records = 0;
-  uint64_t commands = 0;         // commands the engine executed
-  uint64_t evictions = 0;        // keys evicted under an evicting maxmemory-policy
-  uint64_t scan_iterations = 0;  // SCAN iterations followed to the end and checked
-  uint64_t waits = 0;            // commands that blocked their client (BLPOP...)
-  uint64_t waits_served = 0;     // of them, served by another client's write
-  uint64_t crashes = 0;          // power losses the run recovered from (0 or 1)
-  uint64_t disk_faults = 0;      // appends (ENOSPC) and syncs (EIO) the disk failed
+  uint64_t commands = 0;            // commands the engine executed
+  uint64_t evictions = 0;           // keys evicted under an evicting maxmemory-policy
+  uint64_t scan_iterations = 0;     // SCAN iterations followed to the end and checked
+  uint64_t waits = 0;               // commands that blocked their client (BLPOP...)
+  uint64_t waits_served = 0;        // of them, served by another client's write
+  uint64_t crashes = 0;             // power losses the run recovered from (0 or 1)
+  uint64_t disk_faults = 0;         // appends (ENOSPC) and syncs (EIO) the disk failed
+  uint64_t messages_delivered = 0;  // pub/sub deliveries checked (pubsub_check.h)
   uint64_t steps = 0;
   int64_t simulated_us = 0;
 };

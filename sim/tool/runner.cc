@@ -47,8 +47,8 @@ std::string SerializeResult(size_t index, const RunResult& result) {
           std::to_string(result.trace_records) + " " + std::to_string(result.evictions) + " " +
           std::to_string(result.scan_iterations) + " " + std::to_string(result.waits) + " " +
           std::to_string(result.waits_served) + " " + std::to_string(result.crashes) + " " +
-          std::to_string(result.disk_faults) + " " + (result.phase.empty() ? "-" : result.phase) +
-          "\n" + result.failure + kEnd;
+          std::to_string(result.disk_faults) + " " + std::to_string(result.messages_delivered) +
+          " " + (result.phase.empty() ? "-" : result.phase) + "\n" + result.failure + kEnd;
   return text;
 }
 
@@ -59,7 +59,8 @@ RunResult ParseResult(const std::string& record, size_t* index) {
   RunResult result;
   in >> *index >> verdict >> result.commands >> result.steps >> result.simulated_us >>
       result.trace_hash >> result.trace_records >> result.evictions >> result.scan_iterations >>
-      result.waits >> result.waits_served >> result.crashes >> result.disk_faults >> phase;
+      result.waits >> result.waits_served >> result.crashes >> result.disk_faults >>
+      result.messages_delivered >> phase;
   in.get();  // the newline before the failure text
   result.ok = verdict == "ok";
   result.phase = phase == "-" ? "" : phase;

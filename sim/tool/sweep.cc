@@ -47,6 +47,7 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
   uint64_t waits_served = 0;
   uint64_t crashes = 0;
   uint64_t disk_faults = 0;
+  uint64_t messages = 0;
   std::vector<SeedOutcome> failures;
   double last_log = 0;
   auto progress = [&](bool final_line) {
@@ -70,6 +71,7 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
         waits_served += outcome.result.waits_served;
         crashes += outcome.result.crashes;
         disk_faults += outcome.result.disk_faults;
+        messages += outcome.result.messages_delivered;
         if (!outcome.result.ok) {
           if (terminal) std::fprintf(stderr, "\n");
           ReportFailure(outcome, options.program);
@@ -86,12 +88,14 @@ int Sweep(const std::vector<SeedRun>& runs, const SweepOptions& options) {
       "keel-sim: %zu seeds (%s), %zu failures, %llu simulated commands in %.1f s: %.0f "
       "simulated commands/s with %d jobs; %llu keys evicted, %llu SCAN iterations "
       "followed to the end, %llu blocked commands (%llu served by another client), %llu power "
-      "losses recovered, %llu disk faults (failed appends and syncs)\n",
+      "losses recovered, %llu disk faults (failed appends and syncs), %llu pub/sub deliveries "
+      "checked\n",
       done, options.description.c_str(), failures.size(), static_cast<unsigned long long>(commands),
       elapsed, elapsed > 0 ? static_cast<double>(commands) / elapsed : 0.0, options.jobs,
       static_cast<unsigned long long>(evictions), static_cast<unsigned long long>(scan_iterations),
       static_cast<unsigned long long>(waits), static_cast<unsigned long long>(waits_served),
-      static_cast<unsigned long long>(crashes), static_cast<unsigned long long>(disk_faults));
+      static_cast<unsigned long long>(crashes), static_cast<unsigned long long>(disk_faults),
+      static_cast<unsigned long long>(messages));
   if (!options.shrink) return static_cast<int>(failures.size());
   for (size_t i = 0; i < failures.size() && i < kShrinkFailuresMax; i++) {
     std::fprintf(stderr, "shrinking seed %llu...\n",
