@@ -107,8 +107,9 @@ INFO_COMPARED_VALUES = {
 # runner sends both servers the same commands), error counts per error code.
 INFO_COMPARED_SUBFIELDS = {b"keys", b"expires", b"calls", b"rejected_calls", b"failed_calls",
                            b"count"}
-# Fields Keel adds to Redis's INFO on purpose; dropped from Keel's reply.
-INFO_KEEL_ONLY_FIELDS = {b"keel_version"}
+# Fields Keel adds to Redis's INFO on purpose; dropped from Keel's reply. expired_subkeys is
+# Redis 7.4's count of hash fields expired, which comes with Keel's per-field TTLs.
+INFO_KEEL_ONLY_FIELDS = {b"keel_version", b"expired_subkeys"}
 
 
 def _info_value(name, value):

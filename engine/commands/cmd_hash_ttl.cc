@@ -164,6 +164,8 @@ int64_t SetFieldExpiry(CommandContext& context, HashValue& hash, std::string_vie
   if (context.keyspace.ExpiryIsPast(expire_at_ms)) {
     PropagateHdel(context, field);
     hash.Remove(field, context.memory());
+    // Redis's hashTypeSetEx counts a field a past time deletes as expired.
+    context.keyspace.stats().expired_subkeys++;
     return kDeletedPast;
   }
   if (!hash.SetFieldExpireAt(field, expire_at_ms, context.memory())) {

@@ -165,6 +165,31 @@ TEST_F(HashTtlTest, ExpiredFieldsVanishForEveryCommand) {
   }
 }
 
+// INFO's expired_subkeys (Redis 7.4) counts fields reclaimed past their TTL and fields a past
+// time deletes; CONFIG RESETSTAT zeroes it.
+TEST_F(HashTtlTest, InfoCountsExpiredFields) {
+  const auto expired_subkeys = [&]() -> int64_t {
+    const std::string info = Run({"info", "stats"}).text;
+    const size_t at = info.find("\r\nexpired_subkeys:");
+    EXPECT_NE(at, std::string::npos);
+    if (at == std::string::npos) return -1;
+    return std::stoll(info.substr(at + std::string_view("\r\nexpired_subkeys:").size()));
+  };
+  EXPECT_EQ(expired_subkeys(), 0);
+  EXPECT_EQ(Run({"hset", "h", "a", "1", "b", "2", "c", "3"}), Int(3));
+  EXPECT_EQ(Run({"hpexpire", "h", "10", "FIELDS", "2", "a", "b"}), Ints({1, 1}));
+  AdvanceMs(11);
+  EXPECT_EQ(Run({"hlen", "h"}), Int(1));
+  EXPECT_EQ(expired_subkeys(), 2);
+  EXPECT_EQ(Run({"hexpireat", "h", "1", "FIELDS", "1", "c"}), Ints({2}));
+  EXPECT_EQ(expired_subkeys(), 3);
+  EXPECT_EQ(Run({"info", "stats"}).text.find("expired_keys:0\r\nexpired_subkeys:3\r\n") !=
+                std::string::npos,
+            true);
+  EXPECT_EQ(Run({"config", "resetstat"}), Ok());
+  EXPECT_EQ(expired_subkeys(), 0);
+}
+
 TEST_F(HashTtlTest, HsetClearsTheTtlAndCountersKeepIt) {
   EXPECT_EQ(Run({"hset", "h", "a", "1", "b", "2", "c", "3"}), Int(3));
   EXPECT_EQ(Run({"hexpire", "h", "100", "FIELDS", "3", "a", "b", "c"}), Ints({1, 1, 1}));

@@ -257,6 +257,8 @@ void StatsSection(CommandContext& context, InfoWriter& info) {
   info.Field("sync_partial_ok", replication.sync_partial_ok());
   info.Field("sync_partial_err", replication.sync_partial_err());
   info.Field("expired_keys", keyspace_stats.expired_keys);
+  // Redis 7.4's count of hash fields expired (Keel has its per-field TTLs).
+  info.Field("expired_subkeys", keyspace_stats.expired_subkeys);
   info.Field("expired_stale_perc", "0.00");
   info.Fields({"expired_time_cap_reached_count", "expire_cycle_cpu_milliseconds"}, "0");
   info.Field("evicted_keys", keyspace_stats.evicted_keys);
