@@ -1,8 +1,9 @@
 // A realistic session of Node.js's official Redis client (Debian's node-redis, v4) against the
 // server on the port given as the first argument: connecting with a name and a database,
 // strings with options, automatic pipelining of concurrent commands, binary values, errors as
-// rejected promises, a second connection (duplicate), isolated execution, INFO and CONFIG, and
-// MULTI/EXEC and WATCH unless told "no-multi". Every check is an assertion (a failure exits
+// rejected promises, a second connection (duplicate), isolated execution, INFO and CONFIG,
+// MULTI/EXEC and WATCH unless told "no-multi", and pub/sub (subscribe and pSubscribe listeners on
+// a duplicate connection). Every check is an assertion (a failure exits
 // non-zero); the
 // results, without connection ids, are printed as JSON on the last line so that the Python
 // wrapper (test_node_client.py) can compare redis-server's session with keel-server's.
@@ -133,6 +134,39 @@ async function main() {
     assert.equal(await client.get('balance'), '1', 'the broken transaction wrote nothing');
     results.transaction = replies.concat([watched]);
   }
+
+  // Pub/sub: a duplicate connection subscribes (a channel and a pattern) with listeners;
+  // messages arrive once each, in order; unsubscribing stops them.
+  const subscriber = client.duplicate();
+  subscriber.on('error', (error) => console.error(`subscriber error: ${error.message}`));
+  await subscriber.connect();
+  const heard = [];
+  let allHeard;
+  const heardAll = new Promise((resolve) => { allHeard = resolve; });
+  await subscriber.subscribe('orders', (message, channel) => {
+    heard.push(`${channel}:${message}`);
+    if (heard.length === 51) allHeard();
+  });
+  await subscriber.pSubscribe('audit:*', (message, channel) => {
+    heard.push(`${channel}:${message}`);
+    if (heard.length === 51) allHeard();
+  });
+  for (let i = 0; i < 50; i++) {
+    assert.equal(await client.publish('orders', `order-${i}`), 1, 'PUBLISH to one subscriber');
+  }
+  assert.equal(await client.publish('audit:login', 'ada'), 1, 'PUBLISH through a pattern');
+  await heardAll;
+  const expected = [];
+  for (let i = 0; i < 50; i++) expected.push(`orders:order-${i}`);
+  expected.push('audit:login:ada');
+  assert.deepEqual(heard, expected, 'every message once, in order');
+  assert.deepEqual({ ...(await client.pubSubNumSub(['orders', 'none'])) }, { orders: 1, none: 0 },
+                   'PUBSUB NUMSUB');
+  await subscriber.unsubscribe('orders');
+  await subscriber.pUnsubscribe('audit:*');
+  assert.equal(await client.publish('orders', 'late'), 0, 'PUBLISH after UNSUBSCRIBE');
+  await subscriber.quit();
+  results.pubsub = heard.slice(-3);
 
   await client.quit();
   assert.equal(client.isOpen, false, 'the connection after QUIT');

@@ -34,7 +34,7 @@ def test_session():
         with_multi = h.has_command(server, "multi")
     redis_result, keel_result = h.on_redis_then_keel(lambda s: run_session(s, with_multi))
     h.check_equal(keel_result, redis_result, "the node session's results, keel vs redis")
-    h.check_equal(sorted(keel_result), sorted(["reads", "errors", "info"] +
+    h.check_equal(sorted(keel_result), sorted(["reads", "errors", "info", "pubsub"] +
                                               (["transaction"] if with_multi else [])),
                   "the parts of the session that ran")
 

@@ -2,7 +2,9 @@
 # session (strings with options, errors as exceptions, binary and large values, databases, client
 # names, INFO and CONFIG through the client's parsers), pipelines, a connection pool shared by
 # threads, transactions (pipelines with transaction=True, WATCH, r.transaction()) and a WATCH
-# retry loop of threads sharing a counter; RESP3 once the client has it (redis-py 5.0+).
+# retry loop of threads sharing a counter; RESP3 once the client has it (redis-py 5.0+); the
+# PubSub object (get_message, a handler in run_in_thread); the hash and sorted-set API with a
+# leaderboard and a sliding-window rate limiter.
 # Every case runs against redis-server first and then keel-server, with the same checks, and the
 # two sessions' results must be equal.
 #
@@ -420,9 +422,135 @@ def test_resp3():
     h.check_equal(keel_result, redis_result, "RESP3 session, keel vs redis")
 
 
+def pubsub(server):
+    """redis-py's PubSub object: subscribe and psubscribe, messages read with get_message,
+    a handler run by run_in_thread, unsubscribe, and PUBSUB's introspection."""
+    r = client(server)
+    p = r.pubsub()
+    p.subscribe("news", "sport")
+    p.psubscribe("ch:*")
+    confirmations = [p.get_message(timeout=5) for _ in range(3)]
+    h.check_equal([(m["type"], m["channel"], m["data"]) for m in confirmations],
+                  [("subscribe", b"news", 1), ("subscribe", b"sport", 2),
+                   ("psubscribe", b"ch:*", 3)], "subscription confirmations")
+    h.check_equal(r.publish("news", "hello"), 1, "PUBLISH to one subscriber")
+    h.check_equal(r.publish("ch:1", "to a pattern"), 1, "PUBLISH through a pattern")
+    h.check_equal(r.publish("nobody", "lost"), 0, "PUBLISH to no one")
+    messages = [p.get_message(timeout=5) for _ in range(2)]
+    h.check_equal([(m["type"], m["pattern"], m["channel"], m["data"]) for m in messages],
+                  [("message", None, b"news", b"hello"),
+                   ("pmessage", b"ch:*", b"ch:1", b"to a pattern")], "messages in order")
+    h.check_equal(sorted(r.pubsub_channels()), [b"news", b"sport"], "PUBSUB CHANNELS")
+    h.check_equal(r.pubsub_numsub("news", "none"), [(b"news", 1), (b"none", 0)],
+                  "PUBSUB NUMSUB")
+    h.check_equal(r.pubsub_numpat(), 1, "PUBSUB NUMPAT")
+    p.unsubscribe("sport")
+    h.check_equal(p.get_message(timeout=5)["type"], "unsubscribe", "UNSUBSCRIBE confirmed")
+    p.close()
+
+    # A handler in a thread, as applications use it: 200 messages, in order, once each.
+    received = []
+    done = threading.Event()
+
+    def handler(message):
+        received.append(message["data"])
+        if len(received) == 200:
+            done.set()
+    listener = r.pubsub(ignore_subscribe_messages=True)
+    listener.subscribe(**{"jobs": handler})
+    worker = listener.run_in_thread(sleep_time=0.01, daemon=True)
+    deadline = time.monotonic() + 10
+    while r.pubsub_numsub("jobs")[0][1] != 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    for i in range(200):
+        r.publish("jobs", f"job-{i}")
+    h.check_equal(done.wait(10), True, "the handler received 200 messages")
+    worker.stop()
+    worker.join(timeout=5)
+    listener.close()
+    h.check_equal(received, [f"job-{i}".encode() for i in range(200)], "every message once, "
+                  "in order")
+    r.close()
+    return confirmations + messages
+
+
+def test_pubsub():
+    redis_result, keel_result = h.on_redis_then_keel(pubsub)
+    h.check_equal(keel_result, redis_result, "pub/sub session, keel vs redis")
+
+
+def hashes_and_sorted_sets(server):
+    """The hash and sorted-set API as applications use it: a user profile in a hash, a game
+    leaderboard, and a sliding-window rate limiter on ZADD/ZREMRANGEBYSCORE."""
+    r = client(server, decode_responses=True)
+    # A profile: HSET with a mapping, reads, counters, deletes, HSCAN.
+    h.check_equal(r.hset("user:1", mapping={"name": "Ada", "visits": 0, "score": "1.5"}), 3,
+                  "HSET mapping")
+    h.check_equal(r.hget("user:1", "name"), "Ada", "HGET")
+    h.check_equal(r.hmget("user:1", ["name", "missing"]), ["Ada", None], "HMGET")
+    h.check_equal(r.hincrby("user:1", "visits", 5), 5, "HINCRBY")
+    h.check_equal(r.hincrbyfloat("user:1", "score", 0.25), 1.75, "HINCRBYFLOAT")
+    h.check_equal(r.hexists("user:1", "name"), True, "HEXISTS")
+    h.check_equal(r.hsetnx("user:1", "name", "Bob"), False, "HSETNX of a field that exists")
+    h.check_equal(r.hgetall("user:1"), {"name": "Ada", "visits": "5", "score": "1.75"},
+                  "HGETALL")
+    h.check_equal(r.hdel("user:1", "score", "missing"), 1, "HDEL")
+    h.check_equal(sorted(r.hkeys("user:1")), ["name", "visits"], "HKEYS")
+    h.check_equal(r.hlen("user:1"), 2, "HLEN")
+    h.check_equal(r.hstrlen("user:1", "name"), 3, "HSTRLEN")
+    for i in range(600):  # past the listpack limit: a hashtable
+        r.hset("big", f"f{i}", i)
+    h.check_equal(sorted(k for k, _ in r.hscan_iter("big", match="f1??")),
+                  sorted(f"f{i}" for i in range(100, 200)), "HSCAN with MATCH")
+    h.check_equal(r.object("encoding", "big"), "hashtable", "OBJECT ENCODING of a big hash")
+    expect_error(lambda: r.hincrby("user:1", "name", 1), "hash value is not an integer",
+                 "HINCRBY of a string field")
+
+    # A leaderboard.
+    players = {"ada": 3100, "bob": 2800, "cy": 3100, "dee": 1500}
+    h.check_equal(r.zadd("board", players), 4, "ZADD mapping")
+    h.check_equal(r.zincrby("board", 250, "bob"), 3050.0, "ZINCRBY")
+    h.check_equal(r.zadd("board", {"dee": 1000}, gt=True, ch=True), 0, "ZADD GT of a lower score")
+    h.check_equal(r.zadd("board", {"dee": 1700}, gt=True, ch=True), 1, "ZADD GT of a higher score")
+    top = r.zrevrange("board", 0, 2, withscores=True)
+    h.check_equal(top, [("cy", 3100.0), ("ada", 3100.0), ("bob", 3050.0)], "top three")
+    h.check_equal(r.zrevrank("board", "bob"), 2, "ZREVRANK")
+    h.check_equal(r.zscore("board", "dee"), 1700.0, "ZSCORE")
+    h.check_equal(r.zcount("board", 3000, "+inf"), 3, "ZCOUNT")
+    h.check_equal(r.zrangebyscore("board", 2000, 3100, start=0, num=2), ["bob", "ada"],
+                  "ZRANGEBYSCORE with LIMIT")
+    h.check_equal(r.zpopmin("board"), [("dee", 1700.0)], "ZPOPMIN")
+    h.check_equal(r.zmscore("board", ["ada", "nobody"]), [3100.0, None], "ZMSCORE")
+
+    # A sliding-window rate limiter: at most 5 requests per 10-second window, in transactions.
+    def allowed(user, now_ms):
+        key = f"rate:{user}"
+        with r.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(key, 0, now_ms - 10_000)
+            pipe.zadd(key, {f"{now_ms}": now_ms})
+            pipe.zcard(key)
+            pipe.pexpire(key, 10_000)
+            _, _, count, _ = pipe.execute()
+        return count <= 5
+    verdicts = [allowed("ada", 1_000_000 + i * 1000) for i in range(8)]
+    verdicts += [allowed("ada", 1_000_000 + 20_000)]  # the window has moved on
+    h.check_equal(verdicts, [True] * 5 + [False] * 3 + [True], "rate limiter verdicts")
+    result = {"profile": r.hgetall("user:1"), "board": r.zrange("board", 0, -1,
+                                                                  withscores=True),
+              "window": r.zrange("rate:ada", 0, -1)}
+    r.close()
+    return result
+
+
+def test_hashes_and_sorted_sets():
+    redis_result, keel_result = h.on_redis_then_keel(hashes_and_sorted_sets)
+    h.check_equal(keel_result, redis_result, "hash and sorted-set session, keel vs redis")
+
+
 CASES = {"session": test_session, "pipelines": test_pipelines, "pool": test_pool,
          "transactions": test_transactions, "watch_retry": test_watch_retry, "resp3": test_resp3,
-         "queues": test_queues}
+         "queues": test_queues, "pubsub": test_pubsub,
+         "hashes_and_sorted_sets": test_hashes_and_sorted_sets}
 
 if __name__ == "__main__":
     if redis is None:
