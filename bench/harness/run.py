@@ -30,6 +30,18 @@ HARNESS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HARNESS))
 
 
+LOG_WORD_BYTES_MAX = 200  # longer arguments (the bits cells' 1 MB bitmap) are shortened
+LOG_LINE_CHARS_MAX = 1000  # and longer command lines
+
+
+def log_word(word):
+    """An argument as commands.txt shows it: whole, or its start and its length."""
+    text = str(word)
+    if len(text) <= LOG_WORD_BYTES_MAX:
+        return text
+    return f"{text[:60]}...({len(text):,} chars)"
+
+
 class Context:
     def __init__(self, args, out_dir):
         self.args = args
@@ -41,7 +53,10 @@ class Context:
 
     def log(self, argv, where=""):
         stamp = datetime.datetime.now().strftime("%H:%M:%S")
-        self.commands.write(f"{stamp} {where}$ {shlex.join(str(a) for a in argv)}\n")
+        line = shlex.join(log_word(a) for a in argv)
+        if len(line) > LOG_LINE_CHARS_MAX:  # the bits cells' PFADDs of a thousand elements
+            line = f"{line[:300]}...({len(argv):,} arguments, {len(line):,} chars)"
+        self.commands.write(f"{stamp} {where}$ {line}\n")
         self.commands.flush()
 
     def start_server(self, engine, run_dir, name="server", wrapper=()):
