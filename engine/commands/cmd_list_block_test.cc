@@ -254,5 +254,24 @@ TEST_F(ListBlockTest, BlmpopIsServedFromTheKeyThatBecameReady) {
   EXPECT_EQ(Ask(writer, {"llen", "a"}), Replies{Int(1)});
 }
 
+// DEBUG LOADAOF replays the AOF inside its own command: a key the replay makes ready serves its
+// waiters once the command ends, not from inside it (an assertion stopped the server here).
+TEST_F(ListBlockTest, DebugLoadaofServesWaitersAfterItEnds) {
+  StartServer(ConfigWith({{"appendonly", "yes"}, {"enable-debug-command", "yes"}}));
+  const sim::SimClientId waiter = Connect();
+  const sim::SimClientId loader = Connect();
+  EXPECT_EQ(Ask(loader, {"rpush", "q", "x"}), Replies{Int(1)});
+  EXPECT_EQ(Ask(loader, {"lpop", "q"}), Replies{Bulk("x")});
+  net().Send(waiter, Request({"blpop", "q", "0"}));
+  Settle();
+  EXPECT_EQ(Received(waiter), Replies{});
+  // The replay pushes to q (ready) and pops it again: nothing serves the waiter.
+  EXPECT_EQ(Ask(loader, {"debug", "loadaof"}), Replies{Status("OK")});
+  Settle();
+  EXPECT_EQ(Received(waiter), Replies{});
+  EXPECT_EQ(Ask(loader, {"rpush", "q", "y"}), Replies{Int(1)});
+  EXPECT_EQ(Received(waiter), Replies{Array({Bulk("q"), Bulk("y")})});
+}
+
 }  // namespace
 }  // namespace keel::testing

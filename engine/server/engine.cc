@@ -594,7 +594,10 @@ void Engine::Replay(Client& client, std::span<const std::string_view> args, uint
     return;
   }
   Call(client, *spec, args, flags);
-  if (blocking_.has_ready()) ServeReadyKeys();
+  // A replica's stream is replayed at top level: its waiters are served after each command. DEBUG
+  // LOADAOF replays inside its own command: they are served once it ends (Execute), as Redis
+  // serves them after the command that loaded (the upstream stream-cgroups test aborted here).
+  if (call_depth_ == 0 && blocking_.has_ready()) ServeReadyKeys();
 }
 
 EvictionResult Engine::PerformEvictions() {
