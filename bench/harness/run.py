@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import signal
@@ -187,9 +188,8 @@ def start_subscribers(ctx, server, params, run_dir):
 def finish_subscribers(ctx, server, process, params, run_dir, probe):
     """Ends the subscribers with a message on the end channel and checks that each received
     every message published (the warm-up's and the measured ones)."""
-    published = server.info("commandstats").get("cmdstat_publish", "")
-    calls = int(dict(part.split("=") for part in published.split(",")).get("calls", -1)) \
-        if published else -1
+    published = re.search(r"calls=(\d+)", server.info("commandstats").get("cmdstat_publish", ""))
+    calls = int(published.group(1)) if published else -1
     receivers = ctx.server_command(server, run_dir, "PUBLISH",
                                    cells_mod.PUBSUB_CHANNEL + ":end", "end")
     check(probe, "every subscriber still subscribed", receivers == params["subscribers"],

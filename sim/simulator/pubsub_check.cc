@@ -19,7 +19,7 @@ namespace {
 constexpr std::string_view kChannels[] = {"ch:a", "ch:b", "ch:c", "news"};
 constexpr std::string_view kPatterns[] = {"ch:*", "ch:[ab]", "?h:c", "n*s", "x*"};
 
-enum class Kind { kChannel, kPattern, kShard };
+using Kind = PubSub::Kind;
 
 std::string_view SubscribeWord(Kind kind) {
   return kind == Kind::kChannel   ? "subscribe"
@@ -47,7 +47,27 @@ std::string Lines(const std::vector<std::string>& lines) {
   return text + "]";
 }
 
+// The command as the failure names it.
+std::string Joined(const std::vector<std::string>& args) {
+  std::string text;
+  for (const std::string& arg : args) text += (text.empty() ? "" : " ") + arg;
+  return text;
+}
+
 }  // namespace
+
+std::set<std::string>& PubSubCheck::Subscriber::Held(Kind kind) {
+  return kind == Kind::kChannel ? channels : kind == Kind::kPattern ? patterns : shard_channels;
+}
+
+size_t PubSubCheck::Subscriber::Count(Kind kind) const {
+  return kind == Kind::kShard ? shard_channels.size() : channels.size() + patterns.size();
+}
+
+std::string PubSubCheck::RandomName(Kind kind) {
+  return std::string(kind == Kind::kPattern ? kPatterns[rng_.Below(std::size(kPatterns))]
+                                            : kChannels[rng_.Below(std::size(kChannels))]);
+}
 
 PubSubCheck::PubSubCheck(Engine& engine, uint64_t seed) : engine_(engine), rng_(seed) {
   for (size_t i = 0; i < kSubscribers; i++) {
@@ -139,49 +159,34 @@ std::string PubSubCheck::Act() {
 }
 
 std::string PubSubCheck::Subscribe(Subscriber& subscriber) {
-  const Kind kind = static_cast<Kind>(rng_.Below(3));
-  std::set<std::string>& held = kind == Kind::kChannel   ? subscriber.channels
-                                : kind == Kind::kPattern ? subscriber.patterns
-                                                         : subscriber.shard_channels;
+  const auto kind = static_cast<Kind>(rng_.Below(3));
   std::vector<std::string> args = {std::string(SubscribeWord(kind))};
   std::vector<std::string> expected;
   const size_t names = 1 + rng_.Below(2);
   for (size_t i = 0; i < names; i++) {
-    const std::string name(kind == Kind::kPattern ? kPatterns[rng_.Below(std::size(kPatterns))]
-                                                  : kChannels[rng_.Below(std::size(kChannels))]);
+    const std::string name = RandomName(kind);
     args.push_back(name);
-    held.insert(name);
-    const size_t count = kind == Kind::kShard
-                             ? subscriber.shard_channels.size()
-                             : subscriber.channels.size() + subscriber.patterns.size();
-    expected.push_back(Line({SubscribeWord(kind), name, std::to_string(count)}));
+    subscriber.Held(kind).insert(name);
+    expected.push_back(Line({SubscribeWord(kind), name, std::to_string(subscriber.Count(kind))}));
   }
   // SUBSCRIBE itself refuses an internal client (Redis's CLIENT_DENY_BLOCKING for its fake
   // clients), so the subscription goes to the engine's registry as the command would send it.
-  const PubSub::Kind engine_kind = kind == Kind::kChannel   ? PubSub::Kind::kChannel
-                                   : kind == Kind::kPattern ? PubSub::Kind::kPattern
-                                                            : PubSub::Kind::kShard;
   for (size_t i = 1; i < args.size(); i++) {
-    engine_.pubsub().Subscribe(*subscriber.client, engine_kind, args[i]);
+    engine_.pubsub().Subscribe(*subscriber.client, kind, args[i]);
   }
   std::vector<std::string> got;
   if (!Received(subscriber, &got)) return {};
   if (got != expected) {
-    return "pub/sub: " + Line({args[0], args[1]}) + (args.size() > 2 ? "|" + args[2] : "") +
-           " was confirmed with " + Lines(got) + ", not " + Lines(expected);
+    return "pub/sub: " + Joined(args) + " was confirmed with " + Lines(got) + ", not " +
+           Lines(expected);
   }
   return {};
 }
 
 std::string PubSubCheck::Unsubscribe(Subscriber& subscriber) {
-  const Kind kind = static_cast<Kind>(rng_.Below(3));
-  std::set<std::string>& held = kind == Kind::kChannel   ? subscriber.channels
-                                : kind == Kind::kPattern ? subscriber.patterns
-                                                         : subscriber.shard_channels;
-  const auto count = [&] {
-    return kind == Kind::kShard ? subscriber.shard_channels.size()
-                                : subscriber.channels.size() + subscriber.patterns.size();
-  };
+  const auto kind = static_cast<Kind>(rng_.Below(3));
+  std::set<std::string>& held = subscriber.Held(kind);
+  const auto count = [&] { return subscriber.Count(kind); };
   std::vector<std::string> args = {std::string(UnsubscribeWord(kind))};
   std::vector<std::string> expected;
   // Without names: every name held, in an order Redis leaves free (a dict's), so the names are
@@ -206,8 +211,7 @@ std::string PubSubCheck::Unsubscribe(Subscriber& subscriber) {
         std::advance(it, static_cast<std::ptrdiff_t>(rng_.Below(held.size())));
         name = *it;
       } else {
-        name = kind == Kind::kPattern ? kPatterns[rng_.Below(std::size(kPatterns))]
-                                      : kChannels[rng_.Below(std::size(kChannels))];
+        name = RandomName(kind);
       }
       args.push_back(name);
       held.erase(name);
@@ -234,9 +238,8 @@ std::string PubSubCheck::Unsubscribe(Subscriber& subscriber) {
     same = same && got_names == expected_names;
   }
   if (!same) {
-    std::string sent = args[0];
-    for (size_t i = 1; i < args.size(); i++) sent += " " + args[i];
-    return "pub/sub: " + sent + " was confirmed with " + Lines(got) + ", not " + Lines(expected);
+    return "pub/sub: " + Joined(args) + " was confirmed with " + Lines(got) + ", not " +
+           Lines(expected);
   }
   return {};
 }

@@ -29,6 +29,7 @@
 
 #include "engine/base/rng.h"
 #include "engine/server/engine.h"
+#include "engine/server/pubsub.h"
 
 namespace keel::sim {
 
@@ -58,6 +59,10 @@ class PubSubCheck {
     std::set<std::string> channels;
     std::set<std::string> patterns;
     std::set<std::string> shard_channels;
+    // The names held of `kind`, and the count a confirmation of `kind` reports (channels and
+    // patterns together, shard channels apart, as Redis 7.0 counts them).
+    std::set<std::string>& Held(PubSub::Kind kind);
+    size_t Count(PubSub::Kind kind) const;
   };
 
   // Runs a command from `client` without the command observer (the oracle) seeing it.
@@ -69,6 +74,7 @@ class PubSubCheck {
   std::string Subscribe(Subscriber& subscriber);
   std::string Unsubscribe(Subscriber& subscriber);
   std::string Publish();
+  std::string RandomName(PubSub::Kind kind);  // of the small universe of names
 
   Engine& engine_;
   Rng rng_;

@@ -137,6 +137,11 @@ class Simulation {
   uint64_t UnitsPromised() const;
   void CrashAndRecover();
   void CheckNoLeak();
+  // Frees pubsub_'s clients, keeping its count of deliveries.
+  void EndPubSub() {
+    if (pubsub_ != nullptr) delivered_ = pubsub_->delivered();
+    pubsub_.reset();
+  }
   // The engine's clients that have no connection: the tracking client and pubsub_'s.
   size_t InternalClients() const {
     return (tracking_ != nullptr ? 1 : 0) + (pubsub_ != nullptr ? pubsub_->clients() : 0);
@@ -621,10 +626,7 @@ void Simulation::Shutdown() {
     if (!stale.empty()) Fail(stale);
     tracking_.reset();
   }
-  if (pubsub_ != nullptr) {
-    delivered_ = pubsub_->delivered();
-    pubsub_.reset();
-  }
+  EndPubSub();
   if (failed()) return;
   for (SimulatedClient& client : clients_) {
     if (client.conn != 0) Cut(client, /*reset=*/false);
@@ -653,8 +655,7 @@ void Simulation::Shutdown() {
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
   tracking_.reset();
-  if (pubsub_ != nullptr) delivered_ = pubsub_->delivered();
-  pubsub_.reset();
+  EndPubSub();
   server_.reset();
   engine_.reset();
   CheckNoLeak();
@@ -707,8 +708,7 @@ void Simulation::CrashAndRecover() {
   if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
   tracking_.reset();
-  if (pubsub_ != nullptr) delivered_ = pubsub_->delivered();
-  pubsub_.reset();
+  EndPubSub();
   server_.reset();
   engine_.reset();
   CheckNoLeak();
@@ -772,10 +772,10 @@ RunResult Simulation::Run() {
   result.disk_faults = env_.sim_files().faults();
   result.steps = steps_;
   result.simulated_us = env_.clock().MonotonicUs();
-  result.messages_delivered = pubsub_ != nullptr ? pubsub_->delivered() : delivered_;
   // A failed run may leave the engine mid-way; it is destroyed here, observer first.
   tracking_.reset();
-  pubsub_.reset();
+  EndPubSub();
+  result.messages_delivered = delivered_;
   if (engine_ != nullptr) {
     engine_->set_command_observer(nullptr);
     if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
