@@ -168,6 +168,22 @@ namespace {
 // ended by '\r' and at least one more byte (Redis skips that byte unchecked). Moves `p` past
 // both. Any other form is left to the general parser, which reproduces Redis's errors.
 inline bool ReadHeaderNumber(const char*& p, const char* end, int64_t* value) {
+  // Most headers are an argument count or a key's length: one or two digits, read without the
+  // general loop (the request path's parse is measured in bench/'s callgrind cells).
+  if (end - p >= 4) {
+    const unsigned first = static_cast<unsigned char>(p[0]) - unsigned{'0'};
+    const unsigned second = static_cast<unsigned char>(p[1]) - unsigned{'0'};
+    if (first <= 9 && p[1] == '\r') {
+      *value = first;
+      p += 3;
+      return true;
+    }
+    if (first - 1 <= 8 && second <= 9 && p[2] == '\r') {
+      *value = first * 10 + second;
+      p += 4;
+      return true;
+    }
+  }
   if (p >= end) return false;
   int64_t number = *p - '0';
   if (number < 0 || number > 9) return false;

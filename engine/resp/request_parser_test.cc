@@ -288,6 +288,25 @@ struct ErrorCase {
   std::string error;
 };
 
+// Headers of one and two digits take a shortcut in the whole-command parse (ReadHeaderNumber):
+// every count and length around those widths parses as the general parser does, including a
+// header that ends exactly at the end of the input.
+TEST(RequestParserTest, ShortHeaderNumbersParseAsLongOnes) {
+  for (size_t count : {1, 2, 9, 10, 11, 99, 100}) {
+    for (size_t length : {0, 1, 9, 10, 11, 99, 100, 101}) {
+      const Args args(count, std::string(length, 'v'));
+      const std::string input = Multibulk(args);
+      const Outcome outcome = ParseBothWays(input);
+      ASSERT_EQ(outcome.commands.size(), 1u) << count << " x " << length;
+      EXPECT_EQ(outcome.commands[0], args);
+      EXPECT_EQ(outcome.consumed, input.size());
+      // Cut after the last length header: nothing is parsed yet.
+      const size_t last_header_end = input.size() - length - 2;
+      EXPECT_TRUE(ParseWhole(input.substr(0, last_header_end)).commands.empty());
+    }
+  }
+}
+
 TEST(RequestParserTest, MultibulkErrorsMatchRedis) {
   const std::vector<ErrorCase> cases = {
       {"*x\r\n", ProtocolError("invalid multibulk length")},

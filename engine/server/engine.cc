@@ -721,12 +721,34 @@ void Engine::AccountCall(Client& client, const CallFrame& frame, int64_t duratio
   const bool to_monitors =
       !retry && !monitors_.empty() && !(spec.flags & (kCmdSkipMonitor | kCmdAdmin));
   if (!frame.blocked) {
-    RecordDuration(client, spec, frame.args, frame.redacted_args, duration_us,
-                   retry ? "command-unblocking" : std::string_view(), to_monitors);
+    // The request path's common case: no MONITOR and faster than the latency monitor's and the
+    // slow log's thresholds, so only the latency histogram records the call.
+    if (!to_monitors && !ReachesDurationThresholds(duration_us)) {
+      RecordLatencyHistogram(command_stats, duration_us);
+    } else {
+      RecordDuration(client, spec, frame.args, frame.redacted_args, duration_us,
+                     retry ? "command-unblocking" : std::string_view(), to_monitors);
+    }
   } else if (to_monitors) {
     RecordDuration(client, spec, frame.args, frame.redacted_args, -1, {}, true);
   }
   peak_memory_bytes();  // Redis records the peak after every command
+}
+
+bool Engine::ReachesDurationThresholds(int64_t duration_us) const {
+  // As RecordDuration decides: a latency-monitor sample from latency-monitor-threshold (ms), a
+  // slow-log entry from slowlog-log-slower-than (us; negative: never).
+  const ConfigValues& values = settings();
+  const int64_t latency_threshold_ms = values.latency_monitor_threshold_ms;
+  if (latency_threshold_ms != 0 && duration_us / 1000 >= latency_threshold_ms) return true;
+  return values.slowlog_log_slower_than >= 0 && duration_us >= values.slowlog_log_slower_than;
+}
+
+void Engine::RecordLatencyHistogram(CommandStats& command_stats, int64_t duration_us) {
+  if (!settings().latency_tracking) return;
+  if (command_stats.latency == nullptr)
+    command_stats.latency = std::make_unique<LatencyHistogram>();
+  command_stats.latency->Record(duration_us * 1000);
 }
 
 void Engine::RecordDuration(Client& client, const CommandSpec& spec,
@@ -736,13 +758,7 @@ void Engine::RecordDuration(Client& client, const CommandSpec& spec,
   const ConfigValues& values = settings();
   const bool timed = duration_us >= 0;
   if (timed) {
-    CommandStats& command_stats = stats_.commands[spec.id];
-    if (values.latency_tracking) {
-      if (command_stats.latency == nullptr) {
-        command_stats.latency = std::make_unique<LatencyHistogram>();
-      }
-      command_stats.latency->Record(duration_us * 1000);
-    }
+    RecordLatencyHistogram(stats_.commands[spec.id], duration_us);
     if (latency_event.empty()) {
       latency_event = (spec.flags & kCmdFast) ? "fast-command" : "command";
     }

@@ -506,6 +506,10 @@ class Engine : public ErrorObserver {
   void RecordDuration(Client& client, const CommandSpec& spec,
                       std::span<const std::string_view> args, std::span<const size_t> redacted_args,
                       int64_t duration_us, std::string_view latency_event, bool to_monitors);
+  // Whether a call of `duration_us` reaches the latency monitor's or the slow log's threshold.
+  bool ReachesDurationThresholds(int64_t duration_us) const;
+  // latency-tracking: INFO latencystats' per-command histogram.
+  void RecordLatencyHistogram(CommandStats& command_stats, int64_t duration_us);
   // After a read-only command: client tracking remembers the keys it (or its script) read.
   void RememberTrackedKeys(const CallFrame& frame);
   // After a command: CLIENT CACHING's flag ends unless the command keeps it.

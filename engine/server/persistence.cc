@@ -431,9 +431,9 @@ void Persistence::Cron() {
   }
 }
 
-bool Persistence::writes_denied() const {
+bool Persistence::DeniesWritesAfterFailedSave() const {
   const ConfigValues& settings = engine_.settings();
-  return settings.stop_writes_on_bgsave_error && !settings.save_rules.empty() && !last_save_ok_;
+  return settings.stop_writes_on_bgsave_error && !settings.save_rules.empty();
 }
 
 int64_t Persistence::current_save_duration_s() const {

@@ -97,7 +97,7 @@ class Persistence {
 
   // Whether writes are refused because the last background save failed (Redis's
   // writeCommandsDeniedByDiskError for RDB).
-  bool writes_denied() const;
+  bool writes_denied() const { return !last_save_ok_ && DeniesWritesAfterFailedSave(); }
 
   // INFO persistence and LASTSAVE.
   int64_t last_save_s() const { return last_save_s_; }
@@ -144,6 +144,8 @@ class Persistence {
   int64_t last_save_s_ = 0;
   int64_t last_try_s_ = 0;
   bool last_save_ok_ = true;
+  // stop-writes-on-bgsave-error with save rules: whether a failed save refuses writes.
+  bool DeniesWritesAfterFailedSave() const;
   int64_t last_save_duration_s_ = -1;
   uint64_t saves_ = 0;
   uint64_t last_load_keys_loaded_ = 0;

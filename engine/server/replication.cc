@@ -423,11 +423,6 @@ int64_t Replication::GoodReplicas() const {
   return good;
 }
 
-bool Replication::refuses_writes() const {
-  if (settings_.min_replicas_to_write == 0 || settings_.min_replicas_max_lag_s == 0) return false;
-  return GoodReplicas() < settings_.min_replicas_to_write;
-}
-
 // --- The loop ---------------------------------------------------------------------------------
 
 void Replication::Cron() {

@@ -86,7 +86,11 @@ class Replication final : public PropagationSink {
   void ServeWaiters();
   // Whether writes are refused with NOREPLICAS: min-replicas-to-write and min-replicas-max-lag
   // are both set and fewer replicas than that have acknowledged within the lag.
-  bool refuses_writes() const;
+  bool refuses_writes() const {
+    // Inline: every write asks this on the request path, and the rule is rarely set.
+    if (settings_.min_replicas_to_write == 0 || settings_.min_replicas_max_lag_s == 0) return false;
+    return GoodReplicas() < settings_.min_replicas_to_write;
+  }
   // The replicas counted good for min-replicas-to-write (INFO min_slaves_good_slaves).
   int64_t GoodReplicas() const;
 

@@ -554,6 +554,11 @@ void Server::CheckOutputLimits(Client* client) {
   const bool replica = (client->flags & kClientReplica) != 0;
   const OutputBufferLimit& limit = engine_.settings().output_buffer_limits[static_cast<int>(
       replica ? ClientClass::kReplica : ClientClass::kNormal)];
+  if (limit.hard_bytes == 0 && limit.soft_bytes == 0) {
+    // No limit (the normal class's default): nothing to count, after every command.
+    client->soft_limit_since_ms = 0;
+    return;
+  }
   const auto pending = static_cast<int64_t>(
       replica ? engine_.replication().CountedOutputBytes(*client) : output.pending_bytes());
   bool exceeded = limit.hard_bytes > 0 && pending >= limit.hard_bytes;
