@@ -20,6 +20,45 @@ size_t DecimalDigits(uint64_t value) {
   return digits;
 }
 
+namespace {
+
+// The bytes of `word` with 'A'..'Z' lowered to 'a'..'z' and every other byte (bytes of 0x80 and
+// up included) left as it is: for each byte below 0x80, adding 0x3f sets its high bit from 'A'
+// on and adding 0x25 from '[' on, with no carry into the next byte.
+template <typename Word>
+Word LowerAsciiWord(Word word) {
+  constexpr Word kOnes = static_cast<Word>(~Word{0}) / 0xff;  // 0x0101...
+  const Word low_bits = word & static_cast<Word>(kOnes * 0x7f);
+  const Word from_a = low_bits + static_cast<Word>(kOnes * 0x3f);
+  const Word from_bracket = low_bits + static_cast<Word>(kOnes * 0x25);
+  const Word upper = from_a & ~from_bracket & ~word & static_cast<Word>(kOnes * 0x80);
+  return word | static_cast<Word>(upper >> 2);
+}
+
+template <typename Word>
+bool WordsEqualIgnoreCase(const char* a, const char* b) {
+  Word x;
+  Word y;
+  std::memcpy(&x, a, sizeof(x));
+  std::memcpy(&y, b, sizeof(y));
+  return LowerAsciiWord(x) == LowerAsciiWord(y);
+}
+
+}  // namespace
+
+bool EqualsIgnoreCaseWords(const char* a, const char* b, size_t size) {
+  // 4-8 bytes as two overlapping 32-bit words; longer in 8-byte steps and a last overlapping one.
+  KEEL_DASSERT(size >= 4);
+  if (size <= 8) {
+    return WordsEqualIgnoreCase<uint32_t>(a, b) &&
+           WordsEqualIgnoreCase<uint32_t>(a + size - 4, b + size - 4);
+  }
+  for (size_t i = 0; i + 8 < size; i += 8) {
+    if (!WordsEqualIgnoreCase<uint64_t>(a + i, b + i)) return false;
+  }
+  return WordsEqualIgnoreCase<uint64_t>(a + size - 8, b + size - 8);
+}
+
 size_t FormatUint64(uint64_t value, char* out) {
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"

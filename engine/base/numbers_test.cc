@@ -172,6 +172,48 @@ TEST(CaseTest, AsciiOnly) {
   EXPECT_EQ(AsciiToLower('Z'), 'z');
 }
 
+// The byte-at-a-time definition EqualsIgnoreCase's word-at-a-time comparison must agree with.
+bool EqualsIgnoreCaseBytewise(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    if (AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
+  }
+  return true;
+}
+
+TEST(CaseTest, EveryPairOfBytesComparesAsBytewise) {
+  // Each byte pair at every position of every length the word paths treat differently.
+  for (size_t size : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24}) {
+    for (size_t position : {size_t{0}, size / 2, size - 1}) {
+      for (int x = 0; x < 256; x++) {
+        for (int y = 0; y < 256; y++) {
+          std::string a(size, 'q');
+          std::string b(size, 'Q');
+          a[position] = static_cast<char>(x);
+          b[position] = static_cast<char>(y);
+          ASSERT_EQ(EqualsIgnoreCase(a, b), EqualsIgnoreCaseBytewise(a, b))
+              << size << " " << position << " " << x << " " << y;
+        }
+      }
+    }
+  }
+}
+
+RC_GTEST_PROP(CaseProperty, AgreesWithBytewise, (const std::string& text)) {
+  // The same text with some letters' case flipped (equal), and with one byte changed (mostly not).
+  std::string flipped = text;
+  for (char& c : flipped) {
+    if (*rc::gen::arbitrary<bool>()) c = static_cast<char>(c ^ 0x20);
+  }
+  RC_ASSERT(EqualsIgnoreCase(text, flipped) == EqualsIgnoreCaseBytewise(text, flipped));
+  if (!text.empty()) {
+    std::string changed = text;
+    const size_t at = *rc::gen::inRange<size_t>(0, text.size());
+    changed[at] = *rc::gen::arbitrary<char>();
+    RC_ASSERT(EqualsIgnoreCase(text, changed) == EqualsIgnoreCaseBytewise(text, changed));
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Properties.
 

@@ -190,10 +190,12 @@ void CmdPfcount(CommandContext& context) {
   }
   // The common case answers from the read lookup: a raw HyperLogLog with a valid cache.
   if (found->type() == ValueType::kString &&
-      (found->encoding() == ObjectEncoding::kRaw || found->growable()) &&
-      hll::LooksLikeHll(found->value()) && hll::CacheValid(found->value())) {
-    context.reply.Integer(static_cast<int64_t>(hll::CachedCount(found->value())));
-    return;
+      (found->encoding() == ObjectEncoding::kRaw || found->growable())) {
+    const std::string_view value = found->value();  // one decode of the entry's layout
+    if (hll::LooksLikeHll(value) && hll::CacheValid(value)) {
+      context.reply.Integer(static_cast<int64_t>(hll::CachedCount(value)));
+      return;
+    }
   }
   // The same entry, for writing (the cache); the read lookup above counted the hit.
   Entry* entry = keyspace.LookupWrite(db, key, hash, kLookupNoTouch);
