@@ -10,6 +10,9 @@
 #                                    replication id and offset) both resume with a partial
 #                                    resynchronisation (+CONTINUE), with the writes made meanwhile;
 #   redis_cli_replica                `redis-cli --replica` against Keel shows the command stream;
+#   publish_reaches_replicas         PUBLISH on either primary reaches the subscribers of its
+#                                    replica (redis-server's of Keel, Keel's of redis-server), as
+#                                    Redis propagates PUBLISH to replicas;
 #   keel_replica_of_redis            keel-server as a replica of redis-server 7.0 (REPLICAOF):
 #                                    the full sync loads every type to the same digest, the stream
 #                                    follows under writes, a cut link resumes with +CONTINUE, the
@@ -219,6 +222,46 @@ def start_redis_primary():
     return server.start()
 
 
+def check_publish_reaches(primary, replica, what):
+    """A subscriber on `replica` receives what is published on `primary`."""
+    with replica.connect() as subscriber:
+        h.check_equal(subscriber.command("SUBSCRIBE", "news"), [b"subscribe", b"news", 1],
+                      f"SUBSCRIBE on the replica ({what})")
+        with primary.connect() as publisher:
+            # No subscriber on the primary itself: the receiver count is the primary's own.
+            h.check_equal(publisher.command("PUBLISH", "news", "hello"), 0,
+                          f"PUBLISH's receivers on the primary ({what})")
+            publisher.command("MULTI")
+            publisher.command("PUBLISH", "news", "in a transaction")
+            publisher.command("SET", "published", "1")
+            publisher.command("EXEC")
+        h.check_equal(subscriber.read_reply(), [b"message", b"news", b"hello"],
+                      f"the message on the replica ({what})")
+        h.check_equal(subscriber.read_reply(), [b"message", b"news", b"in a transaction"],
+                      f"the transaction's message on the replica ({what})")
+
+
+def test_publish_reaches_replicas():
+    needs_redis()
+    with start_primary() as primary:
+        replica = start_replica(primary.port)
+        try:
+            wait_until(lambda: link_up(replica), "the replica's link to be up")
+            check_publish_reaches(primary, replica, "Keel primary, redis-server replica")
+            replica.stop()
+        finally:
+            replica.cleanup()
+    primary = h.start_redis()
+    try:
+        with h.start_server(lambda port: ["--port", str(port), "--save", "", "--replicaof",
+                                          "127.0.0.1", str(primary.port)]) as replica:
+            wait_until(lambda: link_up(replica), "Keel's link to be up")
+            check_publish_reaches(primary, replica, "redis-server primary, Keel replica")
+        primary.stop()
+    finally:
+        primary.cleanup()
+
+
 def test_keel_replica_of_redis():
     needs_redis()
     primary = start_redis_primary()
@@ -270,4 +313,5 @@ if __name__ == "__main__":
     sys.exit(h.main({"redis_replica_syncs_and_follows": test_redis_replica_syncs_and_follows,
                      "replica_resumes_with_continue": test_replica_resumes_with_continue,
                      "redis_cli_replica": test_redis_cli_replica,
+                     "publish_reaches_replicas": test_publish_reaches_replicas,
                      "keel_replica_of_redis": test_keel_replica_of_redis}))

@@ -41,12 +41,16 @@ void CmdUnsubscribe(CommandContext& context) { Unsubscribe(context, PubSub::Kind
 void CmdPunsubscribe(CommandContext& context) { Unsubscribe(context, PubSub::Kind::kPattern); }
 void CmdSunsubscribe(CommandContext& context) { Unsubscribe(context, PubSub::Kind::kShard); }
 
+// PUBLISH and SPUBLISH reach the replicas' subscribers too: Redis 7.0 without cluster propagates
+// them to replicas (not to the AOF: a restart does not publish again).
 void CmdPublish(CommandContext& context) {
+  context.ForcePropagation(kPropagateReplicas);
   context.reply.Integer(static_cast<int64_t>(
       context.server().Publish(context.arg(1), context.arg(2), /*shard=*/false)));
 }
 
 void CmdSpublish(CommandContext& context) {
+  context.ForcePropagation(kPropagateReplicas);
   context.reply.Integer(static_cast<int64_t>(
       context.server().Publish(context.arg(1), context.arg(2), /*shard=*/true)));
 }

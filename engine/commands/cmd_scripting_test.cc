@@ -86,6 +86,30 @@ TEST_F(ScriptingTest, EffectsPropagateAsOneUnitAndEvalItselfNever) {
   EXPECT_EQ(Run({"get", "c"}), Bulk("1"));  // written, only not propagated
 }
 
+// redis.set_repl chooses where the script's next commands go (Redis's PROPAGATE_AOF and
+// PROPAGATE_REPL); PUBLISH goes to replicas only, from a script as from a client.
+TEST_F(ScriptingTest, SetReplAndPublishChooseTheirTargets) {
+  Recording aof;
+  Recording replicas;
+  engine_->keyspace().propagation().AddSink(&aof, kPropagateAof);
+  engine_->keyspace().propagation().AddSink(&replicas, kPropagateReplicas);
+  Run({"eval", "redis.set_repl(redis.REPL_AOF) redis.call('set', 'a', '1') return 1", "0"});
+  Run({"eval", "redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'b', '1') return 1", "0"});
+  Run({"eval", "redis.set_repl(redis.REPL_ALL) redis.call('set', 'c', '1') return 1", "0"});
+  Run({"eval", "redis.call('publish', 'ch', 'm') return 1", "0"});
+  Run({"eval", "redis.set_repl(redis.REPL_AOF) redis.call('publish', 'ch', 'n') return 1", "0"});
+  Run({"publish", "ch", "o"});
+  Run({"eval", "redis.call('publish', 'ch', 'p') redis.call('set', 'd', '1') return 1", "0"});
+  engine_->keyspace().propagation().RemoveSink(&aof);
+  engine_->keyspace().propagation().RemoveSink(&replicas);
+  // A unit of several commands is wrapped for every sink, as Redis's propagatePendingCommands.
+  EXPECT_EQ(aof.lines, (std::vector<std::string>{"0 set a 1", "0 set c 1", "0 MULTI", "0 set d 1",
+                                                 "-1 EXEC"}));
+  EXPECT_EQ(replicas.lines,
+            (std::vector<std::string>{"0 set b 1", "0 set c 1", "0 publish ch m", "0 publish ch o",
+                                      "0 MULTI", "0 publish ch p", "0 set d 1", "-1 EXEC"}));
+}
+
 TEST_F(ScriptingTest, ScriptCommandsRunAtTheScriptsCommandTime) {
   Run({"set", "k", "v", "px", "5"});
   AdvanceMs(10);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -21,6 +22,14 @@
 #include <vector>
 
 namespace keel {
+
+// Where a propagated command goes (Redis's PROPAGATE_AOF and PROPAGATE_REPL): a command that
+// changed the keyspace goes to both; PUBLISH only to replicas, whose subscribers must see it.
+enum PropagationTarget : uint8_t {
+  kPropagateAof = 1u << 0,
+  kPropagateReplicas = 1u << 1,
+  kPropagateAll = kPropagateAof | kPropagateReplicas,
+};
 
 class PropagationSink {
  public:
@@ -36,13 +45,15 @@ class Propagation {
   Propagation(const Propagation&) = delete;
   Propagation& operator=(const Propagation&) = delete;
 
-  // A sink must outlive its registration.
-  void AddSink(PropagationSink* sink);
+  // A sink must outlive its registration. `targets`: which commands it receives (an AOF
+  // kPropagateAof, a replica link kPropagateReplicas; a test all of them).
+  void AddSink(PropagationSink* sink, uint8_t targets = kPropagateAll);
   void RemoveSink(PropagationSink* sink);
   bool active() const { return !sinks_.empty(); }
 
-  // Adds a command to the running unit (the arguments are copied). No-op without sinks.
-  void Add(int db, std::span<const std::string_view> args);
+  // Adds a command to the running unit for `targets` (the arguments are copied). No-op
+  // without a sink for any of them.
+  void Add(int db, std::span<const std::string_view> args, uint8_t targets = kPropagateAll);
   void Add(int db, std::initializer_list<std::string_view> args) {
     Add(db, std::span<const std::string_view>(args.begin(), args.size()));
   }
@@ -61,12 +72,18 @@ class Propagation {
   void FlushUnit(bool transaction);
   struct Op {
     int db;
+    uint8_t targets;
     size_t first_arg;
     size_t arg_count;
   };
-  void Emit(int db, std::span<const std::string_view> args);
+  struct Registration {
+    PropagationSink* sink;
+    uint8_t targets;
+  };
+  void Emit(int db, std::span<const std::string_view> args, uint8_t targets);
 
-  std::vector<PropagationSink*> sinks_;
+  std::vector<Registration> sinks_;
+  uint8_t sink_targets_ = 0;  // the union of the registered sinks' targets
   // The running unit: bounded by what one command writes (its arguments, or one DEL per key it
   // expired or evicted, which the eviction budget and the keys it names bound).
   std::vector<Op> ops_;

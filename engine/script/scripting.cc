@@ -494,7 +494,8 @@ std::string_view Scripting::Call(std::span<const std::string_view> args, std::st
   if (spec->flags & kCmdWrite) run_->wrote = true;
   uint32_t flags = kCallFromScript;
   if (run_->caller->flags & kClientMulti) flags |= kCallInMulti;
-  if (!run_->propagate) flags |= kCallNoPropagation;
+  if (!(run_->repl_targets & kPropagateAof)) flags |= kCallNoAof;
+  if (!(run_->repl_targets & kPropagateReplicas)) flags |= kCallNoReplicas;
   engine_.Call(client_, *spec, args, flags);
   client_.last_command = spec;
   OutputBuffer& output = client_.output();
@@ -517,9 +518,10 @@ std::string_view Scripting::Call(std::span<const std::string_view> args, std::st
 void Scripting::SetResp(int resp) { client_.reply().set_resp(resp); }
 
 void Scripting::SetRepl(int flags) {
-  // Keel's propagation feeds the AOF and replicas as one stream: REPL_NONE stops propagating the
-  // script's next commands, and any choice that keeps one of the two keeps both.
-  run_->propagate = flags != 0;
+  // REPL_AOF (1) and REPL_REPLICA (2) are the PropagationTarget bits: the script's next commands
+  // go to those only (REPL_NONE: to neither).
+  static_assert(kPropagateAof == 1 && kPropagateReplicas == 2);
+  run_->repl_targets = static_cast<uint8_t>(flags);
 }
 
 void Scripting::Log(int level, std::string_view line) {

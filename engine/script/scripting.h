@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/db/propagation.h"
 #include "engine/script/functions.h"
 #include "engine/script/lua_reply.h"
 #include "engine/script/lua_vm.h"
@@ -115,9 +116,9 @@ class Scripting final : public EngineExtension, public LuaHost {
     bool oom_at_start = false;  // memory was over maxmemory when it started
     bool wrote = false;         // a write command ran: it can no longer be killed
     bool killed = false;
-    bool propagate = true;   // redis.set_repl
-    bool timed_out = false;  // ran past busy-reply-threshold: other clients get BUSY
-    int64_t start_us = 0;    // monotonic, read from the environment's clock
+    uint8_t repl_targets = kPropagateAll;  // redis.set_repl (PropagationTarget bits)
+    bool timed_out = false;                // ran past busy-reply-threshold: other clients get BUSY
+    int64_t start_us = 0;                  // monotonic, read from the environment's clock
   };
 
   // Makes the interpreter if there is none; false when memory was refused.

@@ -390,7 +390,7 @@ Status Aof::OpenAtStartup() {
   if (manifest_.empty()) {
     // A first base of the (empty) keyspace and a first incremental file, as Redis makes them.
     state_ = State::kWaitRewrite;
-    engine_.keyspace().propagation().AddSink(this);
+    engine_.keyspace().propagation().AddSink(this, kPropagateAof);
     const std::string error = BeginRewrite(/*enabling=*/true, /*at_startup=*/true);
     if (!error.empty()) return Status(StatusCode::kIoError, error);
     return Status::Ok();
@@ -411,7 +411,7 @@ Status Aof::OpenAtStartup() {
   incr_size_ = size.ok() ? size.value() : 0;
   incr_requested_ = 0;
   state_ = State::kOn;
-  engine_.keyspace().propagation().AddSink(this);
+  engine_.keyspace().propagation().AddSink(this, kPropagateAof);
   // What was read back may be only in the OS's cache (after a kill, not a power loss): every
   // reply waits until the file and the manifest are durable, through one virtual byte.
   written_offset_ = appended_offset_ = 1;
@@ -430,7 +430,7 @@ bool Aof::Enable() {
   if (engine_.persistence().background_save_in_progress()) {
     // Redis: the rewrite starts once the running save is over.
     state_ = State::kWaitRewrite;
-    engine_.keyspace().propagation().AddSink(this);
+    engine_.keyspace().propagation().AddSink(this, kPropagateAof);
     rewrite_scheduled_ = true;
     engine_.Log(LogLevel::kWarning,
                 "AOF was enabled but there is already another background operation. An AOF "
@@ -442,7 +442,7 @@ bool Aof::Enable() {
   const Status read = ReadManifest();
   if (!read.ok()) manifest_ = AofManifest();
   state_ = State::kWaitRewrite;
-  engine_.keyspace().propagation().AddSink(this);
+  engine_.keyspace().propagation().AddSink(this, kPropagateAof);
   const std::string error = BeginRewrite(/*enabling=*/true, /*at_startup=*/false);
   if (!error.empty()) {
     engine_.keyspace().propagation().RemoveSink(this);

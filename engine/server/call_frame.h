@@ -16,12 +16,16 @@ struct CommandSpec;
 
 // How a call came about; handlers and the call itself ask (Redis's CMD_CALL_* and client flags).
 enum CallFlag : uint32_t {
-  kCallInMulti = 1u << 0,        // a command of a transaction, run by EXEC
-  kCallFromScript = 1u << 1,     // a script's redis.call or redis.pcall
-  kCallFromAof = 1u << 2,        // replayed from the AOF at start: nothing is propagated
-  kCallFromPrimary = 1u << 3,    // applied from the primary's replication stream
-  kCallRetry = 1u << 4,          // a blocked client's command, run again for a ready key
-  kCallNoPropagation = 1u << 5,  // a script's command after redis.set_repl(redis.REPL_NONE)
+  kCallInMulti = 1u << 0,      // a command of a transaction, run by EXEC
+  kCallFromScript = 1u << 1,   // a script's redis.call or redis.pcall
+  kCallFromAof = 1u << 2,      // replayed from the AOF at start: nothing is propagated
+  kCallFromPrimary = 1u << 3,  // applied from the primary's replication stream
+  kCallRetry = 1u << 4,        // a blocked client's command, run again for a ready key
+  // A script's command after redis.set_repl: REPL_REPLICA keeps it out of the AOF, REPL_AOF out of
+  // the replicas' stream, REPL_NONE out of both.
+  kCallNoAof = 1u << 5,
+  kCallNoReplicas = 1u << 6,
+  kCallNoPropagation = kCallNoAof | kCallNoReplicas,
 };
 
 struct CallFrame {
@@ -40,10 +44,11 @@ struct CallFrame {
   // Arguments shown as "(redacted)" in the slow log and to MONITOR clients.
   std::vector<size_t> redacted_args;
   // Propagation of this command itself: not at all (a command whose effects are propagated by
-  // the commands it ran), also when it changed nothing (FLUSHDB of an empty database), or as
-  // other arguments (Redis's rewriteClientCommandVector: SET ... EX as SET ... PXAT).
+  // the commands it ran), also when it changed nothing (FLUSHDB of an empty database, PUBLISH to
+  // replicas: PropagationTarget bits), or as other arguments (Redis's
+  // rewriteClientCommandVector: SET ... EX as SET ... PXAT).
   bool prevent_propagation = false;
-  bool force_propagation = false;
+  uint8_t force_targets = 0;
   bool rewritten = false;
   std::vector<std::string> propagated_args;
   // The command blocked its client (Engine::BlockClient): nothing is accounted or propagated
@@ -63,7 +68,7 @@ struct CallFrame {
     errors_before = errors;
     redacted_args.clear();
     prevent_propagation = false;
-    force_propagation = false;
+    force_targets = 0;
     rewritten = false;
     blocked = false;
   }

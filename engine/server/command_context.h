@@ -63,8 +63,11 @@ class CommandContext {
   // (Redis's rewriteClientCommandVector: SET k v EX 10 as SET k v PXAT <ms>).
   void PropagateAs(std::initializer_list<std::string_view> args);
   void PropagateAs(std::span<const std::string_view> args);
-  // Propagate this command even if it changed nothing (FLUSHDB of an empty database).
-  void ForcePropagation() { engine_.current_call().force_propagation = true; }
+  // Propagate this command to `targets` even if it changed nothing (FLUSHDB of an empty
+  // database; PUBLISH to replicas only, as Redis's forceCommandPropagation(c, PROPAGATE_REPL)).
+  void ForcePropagation(uint8_t targets = kPropagateAll) {
+    engine_.current_call().force_targets |= targets;
+  }
   // Do not propagate this command itself: what it ran inside it is propagated instead.
   void PreventPropagation() { engine_.current_call().prevent_propagation = true; }
 

@@ -684,19 +684,21 @@ void Engine::WakeOutput(Client& client) { QueueWakeup(client, &output_wakeups_);
 
 void Engine::PropagateCall(const Client& client, const CallFrame& frame) {
   Propagation& propagation = keyspace_.propagation();
-  if (!propagation.active() || (frame.flags & (kCallFromAof | kCallNoPropagation)) ||
-      frame.prevent_propagation) {
-    return;
-  }
-  // Redis's call(): a command that changed the keyspace is replayed (and one that asked to be,
-  // whatever it changed); as it was sent, or as it rewrote itself.
-  if (keyspace_.dirty() == frame.dirty_before && !frame.force_propagation) return;
+  if (!propagation.active() || (frame.flags & kCallFromAof) || frame.prevent_propagation) return;
+  // Redis's call(): a command that changed the keyspace is replayed by the AOF and the replicas,
+  // one that asked to be by those it asked for, whatever it changed (less what a script's
+  // redis.set_repl excluded); as it was sent, or as it rewrote itself.
+  uint8_t targets = frame.force_targets;
+  if (keyspace_.dirty() != frame.dirty_before) targets = kPropagateAll;
+  if (frame.flags & kCallNoAof) targets &= static_cast<uint8_t>(~kPropagateAof);
+  if (frame.flags & kCallNoReplicas) targets &= static_cast<uint8_t>(~kPropagateReplicas);
+  if (targets == 0) return;
   if (!frame.rewritten) {
-    propagation.Add(client.db_index, frame.args);
+    propagation.Add(client.db_index, frame.args, targets);
     return;
   }
   std::vector<std::string_view> args(frame.propagated_args.begin(), frame.propagated_args.end());
-  propagation.Add(client.db_index, args);
+  propagation.Add(client.db_index, args, targets);
 }
 
 void Engine::RedactArgument(size_t index) { current_call().redacted_args.push_back(index); }

@@ -124,7 +124,7 @@ void Replication::CreateBacklog() {
   // is master_repl_offset + 1).
   backlog_first_offset_ = offset_ + 1;
   no_replicas_since_ms_ = engine_.wall_ms();
-  engine_.keyspace().propagation().AddSink(this);
+  engine_.keyspace().propagation().AddSink(this, kPropagateReplicas);
 }
 
 void Replication::FreeBacklog() {

@@ -125,7 +125,7 @@ Replica::Replica(Engine& primary, SimEnv& primary_env, int64_t lag_ms, uint64_t 
   KEEL_ASSERT(databases_set);
   engine_ = std::make_unique<Engine>(env_, std::move(config));
   client_ = engine_->NewClient(0, nullptr);
-  primary_.keyspace().propagation().AddSink(this);
+  primary_.keyspace().propagation().AddSink(this, kPropagateReplicas);
   primary_writes_ = std::make_unique<Writes>(primary_, *this);
   replica_writes_ = std::make_unique<Writes>(*engine_, *this);
   primary_.keyspace().AddObserver(primary_writes_.get());
