@@ -183,8 +183,8 @@ bool EqualsIgnoreCaseBytewise(std::string_view a, std::string_view b) {
 
 TEST(CaseTest, EveryPairOfBytesComparesAsBytewise) {
   // Each byte pair at every position of every length the word paths treat differently.
-  for (size_t size : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24}) {
-    for (size_t position : {size_t{0}, size / 2, size - 1}) {
+  for (size_t size : {3, 4, 7, 8, 9, 17}) {
+    for (size_t position : {size_t{0}, size - 1}) {
       for (int x = 0; x < 256; x++) {
         for (int y = 0; y < 256; y++) {
           std::string a(size, 'q');
