@@ -1,5 +1,6 @@
 #include "sim/model/model.h"
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 
@@ -142,6 +143,7 @@ Expected Model::Reject(std::span<const std::string> args, const Command* command
 
 Expected Model::Execute(Session& session, std::span<const std::string> args,
                         const Context& context) {
+  changed_keys_.clear();
   const Command* command = Find(args);
   const bool exec = command != nullptr && command->name == "exec";
   if (command == nullptr || command->run == nullptr || !ArityAccepts(command->arity, args.size())) {
@@ -193,6 +195,21 @@ bool SameContent(const Value& before, const Value& after) {
   recoded.encoding = before.encoding;
   return before == recoded;
 }
+
+// Whether two values hold the same data, whatever their encodings and sharing: what a keyspace
+// event announces. Redis announces no change of encoding alone (SETBIT of an unchanged bit of an
+// int string, which Keel and the model count as a touch for WATCH).
+bool SameData(const Value& before, const Value& after) {
+  Value a = before;
+  Value b = after;
+  a.encoding = b.encoding;
+  a.shared = b.shared;
+  if (a.type == ValueType::kStream && b.type == ValueType::kStream) {
+    a.stream.groups.clear();
+    b.stream.groups.clear();
+  }
+  return a == b;
+}
 }  // namespace
 
 Expected Model::Run(Session& session, const Command& command, std::span<const std::string> args,
@@ -200,14 +217,20 @@ Expected Model::Run(Session& session, const Command& command, std::span<const st
   // Which keys the command changed, for WATCH: every key whose value differs afterwards (lazy
   // expiry included), and those it wrote with the same value. Only while someone watches.
   std::vector<KeyTable> before;
-  const bool tracking = !watches_.empty();  // WATCH itself adds the first watch
+  // WATCH itself adds the first watch.
+  const bool tracking = !watches_.empty() || report_changes_;
   if (tracking) before = databases_;
   written_.clear();
+  unannounced_.clear();
   swapped_ = false;
   now_ms_ = context.now_ms;
   Call call{*this, session, args, context};
   Expected expected = command.run(call);
-  if (!tracking || watches_.empty() || swapped_) return expected;
+  if (!tracking || swapped_) return expected;
+  const bool touch = !watches_.empty();
+  const bool notified = report_changes_ && command.name != "flushdb" &&
+                        command.name != "flushall" && command.name != "pfcount" &&
+                        command.name != "pfdebug";
   for (int i = 0; i < database_count(); i++) {
     const KeyTable& old_table = before[static_cast<size_t>(i)];
     const KeyTable& new_table = db(i);
@@ -219,8 +242,23 @@ Expected Model::Run(Session& session, const Command& command, std::span<const st
     for (const auto& [key, value] : old_table) {
       if (new_table.find(key) == new_table.end()) changed.push_back(key);
     }
-    for (const std::string& key : changed) TouchKey(i, key, context.now_ms);
+    for (const std::string& key : changed) {
+      if (touch) TouchKey(i, key, context.now_ms);
+      if (!notified) continue;
+      auto old = old_table.find(key);
+      auto now = new_table.find(key);
+      if (old != old_table.end() && IsExpired(old->second, context.now_ms)) continue;
+      if (old != old_table.end() && now != new_table.end() && SameData(old->second, now->second)) {
+        continue;
+      }
+      if (std::find(unannounced_.begin(), unannounced_.end(), std::make_pair(i, key)) !=
+          unannounced_.end()) {
+        continue;
+      }
+      changed_keys_.emplace_back(i, key);
+    }
   }
+  if (!touch) return expected;
   for (const auto& [db_index, key] : written_) TouchKey(db_index, key, context.now_ms);
   written_.clear();
   return expected;

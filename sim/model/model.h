@@ -230,6 +230,21 @@ class Model {
   // value, EXPIRE to the same time): Redis touches every key a command writes.
   void MarkWritten(int db_index, std::string_view key) { written_.emplace_back(db_index, key); }
   bool watching() const { return !watches_.empty(); }
+  // Keyspace events: while on, each Execute lists the keys whose contents it changed that Redis
+  // notifies (changed_keys()), and the oracle requires a keyspace event from the engine for each.
+  // Off, a command costs no copy of the keyspace (unless someone watches).
+  void set_report_changes(bool on) { report_changes_ = on; }
+  // `key` of `db_index` changed in a way Redis announces no event for: BITFIELD whose every SET
+  // or INCRBY failed with OVERFLOW FAIL still creates or grows its string (Redis 7.0's
+  // lookupStringForBitCommand) but counts no change.
+  void MarkUnannounced(int db_index, std::string_view key) {
+    unannounced_.emplace_back(db_index, key);
+  }
+  // The last Execute's changed keys (database, key): live before it (a key that had expired goes
+  // quietly where Redis deletes it quietly: on a replica, while writes are paused) and different
+  // or gone after it. Not those of FLUSHDB, FLUSHALL and SWAPDB, which notify no key, nor of
+  // PFCOUNT and PFDEBUG, which rewrite a HyperLogLog's cache or encoding without an event.
+  const std::vector<std::pair<int, std::string>>& changed_keys() const { return changed_keys_; }
   struct WatchedKey {
     uint64_t client_id;
     int db;
@@ -315,7 +330,10 @@ class Model {
   std::set<uint64_t> broken_;                         // clients whose watched keys changed
   std::vector<std::pair<int, std::string>> written_;  // MarkWritten during the running command
   bool swapped_ = false;  // the running command swapped databases (its touches are done)
-  int64_t now_ms_ = 0;    // the running command's time
+  bool report_changes_ = false;
+  std::vector<std::pair<int, std::string>> changed_keys_;  // see changed_keys()
+  std::vector<std::pair<int, std::string>> unannounced_;   // MarkUnannounced, running command
+  int64_t now_ms_ = 0;                                     // the running command's time
 
   std::vector<KeyTable> databases_;
   std::map<std::string, Command, std::less<>> commands_;

@@ -397,7 +397,11 @@ Expected BitfieldGeneric(Call& call, bool read_only_command) {
     written = true;
   }
   StoreEdited(call, key, value, std::move(bytes));
-  if (written) call.model.MarkWritten(call.session.db, key);
+  if (written) {
+    call.model.MarkWritten(call.session.db, key);
+  } else {
+    call.model.MarkUnannounced(call.session.db, key);
+  }
   return Array(std::move(replies));
 }
 

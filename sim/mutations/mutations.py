@@ -217,6 +217,23 @@ MUTATIONS = [
         "find": "  if (written != nullptr) Changed(db, written->key(), event, false);\n",
         "replace": "",
     },
+    # Keyspace events: the oracle requires an event for every key a command changed
+    # (Oracle::CheckEventsCoverChanges).
+    {
+        "name": "srem-announces-nothing",
+        "why": "SREM that leaves members counts and propagates its change but fires no keyspace "
+               "event (an observer skipped on one path): notifications of it are lost",
+        "file": "engine/commands/cmd_set.cc",
+        "find": "    } else {\n      context.keyspace.KeyChanged(db, key, set_events::kSrem, deleted);\n",
+        "replace": "    } else {\n      context.keyspace.KeyChanged(db, key, events::kNone, deleted);\n",
+    },
+    {
+        "name": "mset-announces-its-first-key-only",
+        "why": "MSET announces (touch and event) only its first key; the others change silently",
+        "file": "engine/commands/cmd_string.cc",
+        "find": "  for (size_t p = 0; p < pairs; p++) {\n    const std::string_view key = context.arg(1 + 2 * p);\n    const bool first_creation",
+        "replace": "  for (size_t p = 0; p < 1; p++) {\n    const std::string_view key = context.arg(1 + 2 * p);\n    const bool first_creation",
+    },
     {
         "name": "past-expire-propagated-as-sent",
         "why": "EXPIRE with a time already past deletes the key but propagates the EXPIRE, which a "

@@ -374,6 +374,9 @@ Oracle::Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_byte
       maxmemory_policy_(maxmemory_policy),
       model_(static_cast<int>(engine.settings().databases)) {
   model_.set_maxmemory_bytes(static_cast<uint64_t>(maxmemory_bytes));
+  // CheckEventsCoverChanges, when every class of event is announced.
+  model_.set_report_changes((engine.keyspace().settings().notify_classes & kNotifyAll) ==
+                            kNotifyAll);
   // Redis shares the integers 0..9999 unless a policy needs each key's own access clock
   // (MAXMEMORY_FLAG_NO_SHARED_INTEGERS: the LRU and LFU policies, with maxmemory set).
   const bool per_key_clock = maxmemory_policy_.find("lru") != std::string::npos ||
@@ -387,6 +390,7 @@ void Oracle::BeforeKeyChange(const Database& /*db*/, std::string_view /*key*/, u
 
 void Oracle::KeyEventFired(int db_index, uint32_t /*type_class*/, std::string_view event,
                            std::string_view key) {
+  if (running_.record != nullptr) running_.event_keys.emplace(db_index, key);
   if (event != "evicted" || !failure_.empty()) return;
   evictions_++;
   const std::string where = "the engine evicted " + std::string(key) + " from db " +
@@ -773,9 +777,14 @@ void Oracle::AfterCommand(const Client& client) {
   commands_++;
   record.executed++;
   const int db = record.session.db;
+  const bool refused = env_.sim_memory().refused_count() != running_.refused_before;
   model::Expected expected = RunModel(record);
   trace_.Record(TraceKind::kExecute, record.id, record.executed,
                 (running_.retry ? "(served) " : "") + DescribeArgs(running_.args));
+  // Under a refused allocation the model ran twice and kept one outcome: its list of changes is
+  // the last run's, which may not be the kept one.
+  if (!refused) CheckEventsCoverChanges();
+  if (!failure_.empty()) return;
   const int64_t now_ms = running_.context.now_ms;
   const uint64_t scan_iteration =
       record.cut ? 0
@@ -788,6 +797,17 @@ void Oracle::AfterCommand(const Client& client) {
                                           history_ != nullptr ? history_->units() : 0});
   }
   running_ = Running{};
+}
+
+void Oracle::CheckEventsCoverChanges() {
+  for (const auto& [db_index, key] : model_.changed_keys()) {
+    if (running_.event_keys.count({db_index, key}) != 0) continue;
+    Fail("connection " + std::to_string(running_.record->id) + " command #" +
+         std::to_string(running_.record->executed) + " " + DescribeArgs(running_.args) +
+         ": it changed " + key + " in db " + std::to_string(db_index) +
+         " (the model says) but the engine fired no keyspace event for it");
+    return;
+  }
 }
 
 void Oracle::Received(SimClientId id, const RespValue& actual, std::string_view bytes) {

@@ -20,14 +20,20 @@
 // (never under noeviction, never while used memory is within maxmemory, under a volatile-*
 // policy only a key with a TTL), then removes the key from the model too. A command's OOM
 // refusal is then predicted from the memory used after the evictions that ran before it.
+//
+// Keyspace events: every key whose contents a command changed (the model's view: live before,
+// different or gone after) must have had a keyspace event from the engine's write path during the
+// command (KeyEventFired), which is what notifications, and Redis's users of them, rely on.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/db/keyspace_observer.h"
@@ -85,8 +91,9 @@ struct ConnectionRecord {
 
 class Oracle final : public CommandObserver, public KeyspaceObserver {
  public:
-  // With `maxmemory_bytes` set, whoever drives the oracle registers it as a keyspace observer of
-  // the engine, which must announce evictions (notify-keyspace-events with E and e).
+  // Whoever drives the oracle registers it as a keyspace observer of the engine. With
+  // `maxmemory_bytes` set the engine must announce evictions (notify-keyspace-events E and e);
+  // when it announces every class (A), every change of a key must come with its event.
   Oracle(Engine& engine, SimEnv& env, Trace& trace, int64_t maxmemory_bytes,
          std::string_view maxmemory_policy);
 
@@ -141,7 +148,12 @@ class Oracle final : public CommandObserver, public KeyspaceObserver {
     uint64_t refused_before = 0;
     bool exec = false;   // an EXEC of a transaction: random memory refusals are suspended
     bool retry = false;  // a blocked command run again for a key that became ready
+    // The keys the engine fired a keyspace event for while the command ran (database, key).
+    std::set<std::pair<int, std::string>> event_keys;
   };
+  // Every key the model says the command changed had a keyspace event (Redis notifies every
+  // change of a key's contents: a write path that skips its event loses notifications).
+  void CheckEventsCoverChanges();
   // Starts following `args`, the command `record`'s client runs now.
   void Begin(ConnectionRecord* record, std::vector<std::string> args);
   // A blocked command's wait ended unserved: no key it waits for may hold a list in the model

@@ -207,9 +207,11 @@ void Simulation::Start() {
   if (plan_.maxmemory_bytes > 0) {
     SetConfig(config, "maxmemory", std::to_string(plan_.maxmemory_bytes));
     SetConfig(config, "maxmemory-policy", plan_.maxmemory_policy);
-    // The oracle learns of evictions from their keyspace events.
-    SetConfig(config, "notify-keyspace-events", "Ee");
   }
+  // Every class of keyspace event, published on the keyevent channels: the oracle learns of
+  // evictions from their events, and requires an event for every change of a key (no workload
+  // subscribes to them; the pub/sub check's patterns match none).
+  SetConfig(config, "notify-keyspace-events", "EA");
   if (plan_.output_hard_bytes > 0) {
     SetConfig(config, "client-output-buffer-limit",
               "normal " + std::to_string(plan_.output_hard_bytes) + " 0 0");
@@ -229,7 +231,7 @@ void Simulation::Start() {
   oracle_ = std::make_unique<Oracle>(*engine_, env_, trace_, plan_.maxmemory_bytes,
                                      plan_.maxmemory_policy);
   engine_->set_command_observer(oracle_.get());
-  if (plan_.maxmemory_bytes > 0) engine_->keyspace().AddObserver(oracle_.get());
+  engine_->keyspace().AddObserver(oracle_.get());
   // The tracking client takes the first client id: the connections' ids follow it.
   tracking_ = std::make_unique<TrackingCheck>(*engine_);
   pubsub_ = std::make_unique<PubSubCheck>(*engine_, plan_.seed ^ 0x7075627375627321ull);
@@ -652,7 +654,7 @@ void Simulation::Shutdown() {
   if (failed()) return;
   const std::string digest = DatasetDigestHex(engine_->keyspace(), kReloadDigest);
   engine_->set_command_observer(nullptr);
-  if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
+  engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
   tracking_.reset();
   EndPubSub();
@@ -705,7 +707,7 @@ void Simulation::CrashAndRecover() {
   // The disk keeps what its fault model allows; nothing the process does after this reaches it.
   env_.sim_files().Crash();
   engine_->set_command_observer(nullptr);
-  if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
+  engine_->keyspace().RemoveObserver(oracle_.get());
   replica_.reset();
   tracking_.reset();
   EndPubSub();
@@ -778,7 +780,7 @@ RunResult Simulation::Run() {
   result.messages_delivered = delivered_;
   if (engine_ != nullptr) {
     engine_->set_command_observer(nullptr);
-    if (plan_.maxmemory_bytes > 0) engine_->keyspace().RemoveObserver(oracle_.get());
+    engine_->keyspace().RemoveObserver(oracle_.get());
   }
   return result;
 }
