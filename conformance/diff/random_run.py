@@ -105,12 +105,16 @@ class Side:
         self.pair = None
         self.ids = None
         self.history = collections.deque(maxlen=HISTORY_LENGTH)
+        # Inside MULTI: the commands queued (as sent), whose replies EXEC's reply holds in order;
+        # None outside a transaction.
+        self.queued = None
 
     def open(self, redis, keel):
         self.pair = [run_diff.Connection(redis), run_diff.Connection(keel)]
         self.ids = [c.call_ok([b"CLIENT", b"ID"], None)[1:-2] for c in self.pair]
         self.proto = 2
         self.db = 0
+        self.queued = None
         if self.initial_proto == 3:
             replies = [c.call([b"HELLO", b"3"]) for c in self.pair]
             if any(raw[:1] != b"%" for raw, _ in replies):
@@ -127,9 +131,17 @@ class Side:
 
     def track(self, args, raw):
         """Follows the connection state the command changed (as Redis replied)."""
+        name = args[0].lower()
+        if self.queued is not None:
+            if raw == b"+QUEUED\r\n":
+                self.queued.append(args)
+            elif name in (b"exec", b"discard", b"reset"):
+                self.queued = None
+            return  # a queued SELECT or HELLO takes effect in EXEC: not followed (reports only)
         if raw[:1] in (b"-", b"!"):
             return
-        name = args[0].lower()
+        if name == b"multi":
+            self.queued = []
         if name == b"select":
             self.db = int(args[1])
         elif name == b"hello" and len(args) > 1:
@@ -205,7 +217,11 @@ def run(options, redis, keel):
         for connection, client_id in zip(side.pair, side.ids):
             connection.send(run_diff.substitute(args, client_id))
         replies = [connection.receive() for connection in side.pair]
-        (redis_form, note), (keel_form, _) = (run_diff.compare_form(args, *r) for r in replies)
+        if side.queued is not None and args[0].lower() == b"exec":
+            (redis_form, note), (keel_form, _) = (
+                run_diff.compare_exec_form(side.queued, *r) for r in replies)
+        else:
+            (redis_form, note), (keel_form, _) = (run_diff.compare_form(args, *r) for r in replies)
         counts[entry_name] += 1
         seconds[entry_name] += time.monotonic() - command_started
         protos[side.proto] += 1

@@ -12,6 +12,7 @@ import generators
 import normalise
 import random_run
 import resp
+import run_diff
 
 
 def parse(raw):
@@ -20,6 +21,31 @@ def parse(raw):
         left.sendall(raw)
         left.shutdown(socket.SHUT_WR)
         return resp.read_reply(resp.Reader(right))
+
+
+class ExecFormTest(unittest.TestCase):
+    """EXEC's reply is compared element by element, each as its queued command's own reply."""
+
+    QUEUED = [[b"TIME"], [b"SET", b"k", b"v"], [b"TIME"]]
+
+    def form(self, raw):
+        return run_diff.compare_exec_form(self.QUEUED, raw, parse(raw)[1])[0]
+
+    def test_normalises_each_element_as_its_command(self):
+        at_one = b"*3\r\n*2\r\n$10\r\n1700000000\r\n$1\r\n5\r\n+OK\r\n" \
+                 b"*2\r\n$10\r\n1700000000\r\n$1\r\n6\r\n"
+        at_two = b"*3\r\n*2\r\n$10\r\n1700000001\r\n$1\r\n9\r\n+OK\r\n" \
+                 b"*2\r\n$10\r\n1700000001\r\n$1\r\n1\r\n"
+        self.assertEqual(self.form(at_one), self.form(at_two))
+
+    def test_other_elements_and_errors_are_compared_as_they_are(self):
+        ok = b"*3\r\n*2\r\n$1\r\n1\r\n$1\r\n1\r\n+OK\r\n*2\r\n$1\r\n1\r\n$1\r\n1\r\n"
+        failed = b"*3\r\n*2\r\n$1\r\n1\r\n$1\r\n1\r\n-ERR no\r\n" \
+                 b"*2\r\n$1\r\n1\r\n$1\r\n1\r\n"
+        self.assertNotEqual(self.form(ok), self.form(failed))
+        aborted = b"-EXECABORT Transaction discarded because of previous errors.\r\n"
+        self.assertEqual(self.form(aborted), aborted)
+        self.assertEqual(self.form(b"*-1\r\n"), b"*-1\r\n")  # a broken WATCH
 
 
 class SplitArgsTest(unittest.TestCase):
