@@ -1,13 +1,15 @@
 """Every normalisation the differential runner applies, in one place.
 
-A reply is compared byte for byte unless its command is named in NORMALISERS below; then both
-replies are parsed, passed through the same function and serialised again before comparing. A
-normaliser only erases what differs between two correct servers run side by side (connection ids,
-addresses, timings, memory sizes, the order of hash-table walks); it does not change a reply's
-shape, so a missing field, an extra field or a wrong type still shows. Two exceptions are named
-below and nowhere else: a field Keel adds to INFO on purpose (INFO_KEEL_ONLY_FIELDS), and what
-Keel does not have yet (KNOWN_GAP_INFO_SECTIONS, listed in KNOWN_GAPS, which the runner prints
-after every run). Error replies are never normalised.
+A reply is compared byte for byte unless its command is named in NORMALISERS below (or, inside
+EXEC, in IN_EXEC_NORMALISERS); then both replies are parsed, passed through the same function and
+serialised again before comparing. The pub/sub confirmations and messages that the random run
+reads as runs of values have their own two (UNSUBSCRIBE_ALL, PUBLISHED), for orders that Redis
+takes from a hash table. A normaliser only erases what differs between two correct servers run
+side by side (connection ids, addresses, timings, memory sizes, the order of hash-table walks); it
+does not change a reply's shape, so a missing field, an extra field or a wrong type still shows.
+Two exceptions are named below and nowhere else: a field Keel adds to INFO on purpose
+(INFO_KEEL_ONLY_FIELDS), and what Keel does not have yet (KNOWN_GAP_INFO_SECTIONS, listed in
+KNOWN_GAPS, which the runner prints after every run). Error replies are never normalised.
 """
 
 from resp import Value, serialise
@@ -608,15 +610,72 @@ NORMALISERS = {
 }
 
 
-def normaliser_for(args):
-    """The (name, why, function) that applies to a command, or None."""
+# Inside EXEC only: OBJECT REFCOUNT of a value that a command earlier in the same transaction
+# stored counts, on Redis, the queued command's own arguments, which hold the value until EXEC ends
+# (SET's value is its argument object; INCRBYFLOAT rewrites its arguments to hold the new value):
+# 2 where Keel, which keeps no such references, answers 1. An implementation detail of Redis's
+# object sharing (docs/DESIGN.md's differences).
+IN_EXEC_NORMALISERS = {
+    "object|refcount": ("Redis also counts the transaction's queued arguments",
+                        lambda value, args: Value(":", ERASED) if value.kind == ":" else value,
+                        None),
+}
+
+
+def normaliser_for(args, in_exec=False):
+    """The (name, why, function) that applies to a command's reply (`in_exec`: its reply inside
+    EXEC's), or None."""
     if not args:
         return None
     names = [args[0].decode("latin-1").lower()]
     if len(args) > 1:
         names.insert(0, names[0] + "|" + args[1].decode("latin-1").lower())
     for name in names:
-        if name in NORMALISERS:
-            why, function, argc = NORMALISERS[name]
-            return (name, why, function) if argc in (None, len(args)) else None
+        for table in (IN_EXEC_NORMALISERS, NORMALISERS) if in_exec else (NORMALISERS,):
+            if name in table:
+                why, function, argc = table[name]
+                return (name, why, function) if argc in (None, len(args)) else None
     return None
+
+
+# --- Pub/sub: runs of values the random run reads as one (answers.py), each normalised whole. ---
+# Both orders below follow a dict of Redis's with a hash seed drawn at every start, so they change
+# from one redis-server run to the next.
+
+def _is_confirmation(value):
+    """Whether a value is an (un)subscribe confirmation: [kind, name, count]."""
+    return value.kind in "*>" and value.data is not None and len(value.data) == 3 and \
+        value.data[1].kind == "$"
+
+
+def unsubscribe_all(values):
+    """UNSUBSCRIBE and SUNSUBSCRIBE without names confirm the connection's channels in its channel
+    dict's order: the names are sorted, each count stays in its place (the counts go down one by
+    one in any order). PUNSUBSCRIBE's patterns are a list in Redis 7.0, compared in order."""
+    places = [i for i, value in enumerate(values) if _is_confirmation(value)]
+    names = sorted((values[i].data[1] for i in places), key=serialise)
+    out = list(values)
+    for i, name in zip(places, names):
+        out[i] = Value(values[i].kind, [values[i].data[0], name, values[i].data[2]])
+    return out
+
+
+def _is_pattern_message(value):
+    return value.kind in "*>" and value.data is not None and len(value.data) == 4 and \
+        _is_key(value.data[0], b"pmessage")
+
+
+def pattern_messages(values):
+    """The messages one PUBLISH pushes to one connection: its channel's message first (compared in
+    place), then a pmessage per matching pattern in the order of the server's pattern dict, sorted
+    here among their places."""
+    places = [i for i, value in enumerate(values) if _is_pattern_message(value)]
+    ordered = sorted((values[i] for i in places), key=serialise)
+    out = list(values)
+    for i, value in zip(places, ordered):
+        out[i] = value
+    return out
+
+
+UNSUBSCRIBE_ALL = ("hash table order (the connection's channels)", unsubscribe_all)
+PUBLISHED = ("hash table order (the server's patterns)", pattern_messages)

@@ -4,14 +4,17 @@ the normalised forms named in normalise.py, exactly as for the case files).
 
 Run it as `conformance/run --seed N --ops K`. Several connections per server (each opened over
 RESP2 or, after HELLO 3, RESP3, and free to switch with HELLO, RESET and QUIT) take turns at
-random; their commands move between databases. The sequence depends only on the seed, the options
+random; their commands move between databases, and the messages a PUBLISH pushes to subscribed
+connections are read and compared right after its reply (answers.py says how many values each
+command sends where). The sequence depends only on the seed, the options
 and the command table, never on the replies, so the same arguments replay the same run. The run
-stops at the first command whose replies differ, prints it with both replies, the commands before
-it on that connection, and the arguments that reproduce it.
+stops at the first command whose replies (or pushed messages) differ, prints it with both, the
+commands before it on that connection, and the arguments that reproduce it.
 
 Exit status: 0 when every reply matched (and keel-server exited cleanly), 1 on a difference,
-2 on a setup error (including a command Keel implements that the table does not generate),
-77 when redis-server is not installed.
+2 on a setup error (including a command Keel implements that the table does not generate, and
+redis-server's values disagreeing with the runner's model of the connections), 77 when
+redis-server is not installed.
 """
 
 import argparse
@@ -25,6 +28,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import answers  # noqa: E402
 import casefile  # noqa: E402
 import generators  # noqa: E402
 import run_diff  # noqa: E402
@@ -108,6 +112,7 @@ class Side:
         # Inside MULTI: the commands queued (as sent), whose replies EXEC's reply holds in order;
         # None outside a transaction.
         self.queued = None
+        self.subscriptions = answers.Subscriptions()  # followed by answers.plan
 
     def open(self, redis, keel):
         self.pair = [run_diff.Connection(redis), run_diff.Connection(keel)]
@@ -115,6 +120,7 @@ class Side:
         self.proto = 2
         self.db = 0
         self.queued = None
+        self.subscriptions.clear()
         if self.initial_proto == 3:
             replies = [c.call([b"HELLO", b"3"]) for c in self.pair]
             if any(raw[:1] != b"%" for raw, _ in replies):
@@ -166,9 +172,13 @@ def reproduce_line(options, ops):
     return line
 
 
-def report_difference(options, index, side, args, redis_form, keel_form, note):
+def report_difference(options, index, side, args, redis_form, keel_form, note, receiver=None):
+    """The report of a difference in the values `args` sent on `side`'s connection, or in the
+    messages it pushed to `receiver`'s."""
     out = ["DIFF at command %d of seed %d: %s" % (index + 1, options.seed, side.describe())]
     out.append("  command: %s" % casefile.quote(args, SHOWN_ARG_BYTES_MAX))
+    if receiver is not None:
+        out.append("  the messages it pushed to %s differ:" % receiver.describe())
     if note:
         out.append("  normalised (%s)" % note)
     out.append("  redis: %s" % run_diff.show(redis_form))
@@ -182,11 +192,29 @@ def report_difference(options, index, side, args, redis_form, keel_form, note):
         out.append("  first differing byte at offset %d:" % offset)
         out.append("    redis: %s" % run_diff.show(redis_near))
         out.append("    keel:  %s" % run_diff.show(keel_near))
-    if side.history:
-        out.append("  earlier on this connection (command number, command -> redis's reply):")
-        out += ["    %d: %s -> %s" % entry for entry in side.history]
+    for where, connection in (("this connection", side), ("the receiving connection", receiver)):
+        if connection is not None and connection.history:
+            out.append("  earlier on %s (command number, command -> redis's reply):" % where)
+            out += ["    %d: %s -> %s" % entry for entry in connection.history]
     out.append("reproduce: %s" % reproduce_line(options, index + 1))
     return "\n".join(out)
+
+
+def compare_pushes(options, index, side, args, sides, answer):
+    """Reads and compares the messages `answer` says the command pushed to the other
+    connections; returns a difference's report, or None."""
+    for number, parts in sorted(answer.pushes.items()):
+        receiver = sides[number]
+        redis_reading = answers.Reading(receiver.pair[0]).read(sum(c for c, _, _ in parts))
+        keel_reading = answers.Reading(receiver.pair[1]).read_like(redis_reading)
+        (redis_form, note), (keel_form, _) = (answers.form(parts, reading)
+                                              for reading in (redis_reading, keel_reading))
+        if redis_form != keel_form:
+            return report_difference(options, index, side, args, redis_form, keel_form, note,
+                                     receiver)
+        receiver.history.append((index + 1, "(pushed by connection %d)" % side.number,
+                                 summarise(b"".join(redis_reading.raws))))
+    return None
 
 
 def run(options, redis, keel):
@@ -208,6 +236,9 @@ def run(options, redis, keel):
     errors = collections.Counter()
     protos = collections.Counter()
     seconds = collections.Counter()  # wall time per command name: what makes the run long
+    everyone = [side.subscriptions for side in sides]
+    subscribed = 0  # commands sent on a subscribed connection
+    messages = 0  # messages PUBLISH and SPUBLISH pushed
     last_progress = time.monotonic()
     for index in range(options.ops):
         side = sides[rng.randrange(len(sides))]
@@ -216,21 +247,32 @@ def run(options, redis, keel):
         args = function(gen)
         for connection, client_id in zip(side.pair, side.ids):
             connection.send(run_diff.substitute(args, client_id))
-        replies = [connection.receive() for connection in side.pair]
-        if side.queued is not None and args[0].lower() == b"exec":
-            (redis_form, note), (keel_form, _) = (
-                run_diff.compare_exec_form(side.queued, *r) for r in replies)
-        else:
-            (redis_form, note), (keel_form, _) = (run_diff.compare_form(args, *r) for r in replies)
+        subscribed += side.subscriptions.any()
+        redis_reading = answers.Reading(side.pair[0])
+        try:
+            answer = answers.plan(args, side.queued if args[0].lower() == b"exec" else None,
+                                  everyone, side.number - 1, redis_reading)
+        except answers.ModelError as error:
+            return 2, ["MODEL at command %d of seed %d: %s: %s (a bug of the runner)\n"
+                       "reproduce: %s" % (index + 1, options.seed, side.describe(), error,
+                                          reproduce_line(options, index + 1))]
+        keel_reading = answers.Reading(side.pair[1]).read_like(redis_reading)
+        (redis_form, note), (keel_form, _) = (answers.form(answer.parts, reading, answer.in_exec)
+                                              for reading in (redis_reading, keel_reading))
+        messages += answer.messages
         counts[entry_name] += 1
-        seconds[entry_name] += time.monotonic() - command_started
         protos[side.proto] += 1
         if redis_form != keel_form:
             return 1, [report_difference(options, index, side, args, redis_form, keel_form, note)]
-        raw = replies[0][0]
+        pushed = compare_pushes(options, index, side, args, sides, answer)
+        if pushed:
+            return 1, [pushed]
+        seconds[entry_name] += time.monotonic() - command_started
+        raw = redis_reading.raws[0]
         if raw[:1] in (b"-", b"!"):
             errors[entry_name] += 1
-        side.history.append((index + 1, casefile.quote(args, 40), summarise(raw)))
+        side.history.append((index + 1, casefile.quote(args, 40),
+                             summarise(b"".join(redis_reading.raws))))
         side.track(args, raw)
         if raw == run_diff.CLOSED or args[0].lower() == b"quit":
             # QUIT closed both connections (after replying); wait for it, then open new ones.
@@ -243,14 +285,25 @@ def run(options, redis, keel):
         if time.monotonic() - last_progress > PROGRESS_EVERY_S:
             last_progress = time.monotonic()
             print("... %d commands compared" % (index + 1), flush=True)
+    # A message pushed where none was due is read in place of its connection's next value: one
+    # more PING on every connection reads what the last commands left.
+    for side in sides:
+        (redis_raw, _), (keel_raw, _) = (connection.call([b"PING"]) for connection in side.pair)
+        if redis_raw != keel_raw:
+            return 1, ["DIFF after the last command of seed %d: %s answers the runner's PING\n"
+                       "  redis: %s\n  keel:  %s\nreproduce: %s" % (
+                           options.seed, side.describe(), run_diff.show(redis_raw),
+                           run_diff.show(keel_raw), reproduce_line(options, options.ops))]
     for connection in sides + probes:
         connection.close()
     by_command = ", ".join("%s %d (%d errors)" % (name, counts[name], errors[name])
                            for name in sorted(counts))
     slowest = ", ".join("%s %.1f s" % (name, spent) for name, spent in seconds.most_common(8))
     return 0, ["%d commands compared (RESP2 %d, RESP3 %d), 0 differences; seed %d" % (
-        options.ops, protos[2], protos[3], options.seed), "by command: " + by_command,
-        "most time: " + slowest]
+        options.ops, protos[2], protos[3], options.seed),
+        "pub/sub: %d commands sent on a subscribed connection, %d messages pushed" % (
+            subscribed, messages),
+        "by command: " + by_command, "most time: " + slowest]
 
 
 DEFAULT_CONNECTIONS = 3

@@ -156,44 +156,6 @@ def compare_form(args, raw, value):
     return resp.serialise(function(value, args)), "%s: %s" % (name, why)
 
 
-# Inside EXEC only: OBJECT REFCOUNT of a value that a command earlier in the same transaction
-# stored counts, on Redis, the queued command's own arguments, which hold the value until EXEC ends
-# (SET's value is its argument object; INCRBYFLOAT rewrites its arguments to hold the new value):
-# 2 where Keel, which keeps no such references, answers 1. An implementation detail of Redis's
-# object sharing (docs/DESIGN.md's differences).
-IN_EXEC_NORMALISERS = {
-    "object|refcount": ("Redis also counts the transaction's queued arguments",
-                        lambda value, args: resp.Value(":", b"<erased>")
-                        if value.kind == ":" else value),
-}
-
-
-def compare_exec_form(queued, raw, value):
-    """What is compared for EXEC's reply: each element normalised as the reply of the command
-    queued in its place would be (an element that is an error, or a command without a
-    normaliser, as it is)."""
-    if value is None or value.kind not in "*" or value.data is None or \
-            len(value.data) != len(queued):
-        return raw, None
-    elements = []
-    notes = []
-    for args, element in zip(queued, value.data):
-        found = normalise.normaliser_for(args)
-        if len(args) > 1:
-            name = (args[0] + b"|" + args[1]).decode("latin-1").lower()
-            if name in IN_EXEC_NORMALISERS:
-                found = (name,) + IN_EXEC_NORMALISERS[name]
-        if found is None or element.kind in "-!":
-            elements.append(element)
-            continue
-        name, why, function = found
-        elements.append(function(element, args))
-        notes.append("%s: %s" % (name, why))
-    if not notes:
-        return raw, None
-    return resp.serialise(resp.Value(value.kind, elements)), "in EXEC: " + "; ".join(notes)
-
-
 def show(data, limit=3000):
     text = repr(data)
     return text if len(text) <= limit else text[:limit] + "... (%d bytes)" % len(data)

@@ -7,6 +7,7 @@ import re
 import socket
 import unittest
 
+import answers
 import casefile
 import generators
 import normalise
@@ -23,29 +24,194 @@ def parse(raw):
         return resp.read_reply(resp.Reader(right))
 
 
-class ExecFormTest(unittest.TestCase):
-    """EXEC's reply is compared element by element, each as its queued command's own reply."""
+class Replies:
+    """A connection whose replies are the given bytes (then closed), for answers.Reading."""
 
-    QUEUED = [[b"TIME"], [b"SET", b"k", b"v"], [b"TIME"]]
+    def __init__(self, raw):
+        left, self.sock = socket.socketpair()
+        with left:
+            left.sendall(raw)
+        self.reader = resp.Reader(self.sock)
 
-    def form(self, raw):
-        return run_diff.compare_exec_form(self.QUEUED, raw, parse(raw)[1])[0]
+    def receive(self):
+        try:
+            return resp.read_reply(self.reader)
+        except resp.Closed:
+            return run_diff.CLOSED, None
 
-    def test_normalises_each_element_as_its_command(self):
+
+
+def confirmation(kind, name, count, push=False):
+    name = b"$-1\r\n" if name is None else b"$%d\r\n%s\r\n" % (len(name), name)
+    return b"%s3\r\n$%d\r\n%s\r\n%s:%d\r\n" % (b">" if push else b"*", len(kind), kind, name,
+                                                  count)
+
+
+def message(channel, text, pattern=None, push=False):
+    words = ([b"pmessage", pattern] if pattern else [b"message"]) + [channel, text]
+    return b"%s%d\r\n" % (b">" if push else b"*", len(words)) + b"".join(
+        b"$%d\r\n%s\r\n" % (len(word), word) for word in words)
+
+
+def subscribed(channels=(), patterns=(), shard=()):
+    subscriptions = answers.Subscriptions()
+    subscriptions.names["channels"].update(channels)
+    subscriptions.names["patterns"].update(patterns)
+    subscriptions.names["shard"].update(shard)
+    return subscriptions
+
+
+NEXT = b"+NEXT\r\n"  # a value after the answer: what the answer must not read
+
+
+class AnswerTest(unittest.TestCase):
+    """How many values a command sends where (answers.plan), and what of them is compared
+    (answers.form): reading one too few or too many desynchronises every later comparison."""
+
+    def answer(self, args, raw, everyone, me=0, queued=None):
+        """(answer, its form, the value read after it) of `args` answered `raw` (then NEXT)."""
+        replies = Replies(raw + NEXT)
+        reading = answers.Reading(replies)
+        answer = answers.plan(args, queued, everyone, me, reading)
+        form = answers.form(answer.parts, reading, answer.in_exec)[0]
+        return answer, form, replies.receive()[0]
+
+    def test_subscribe_reads_one_confirmation_per_name(self):
+        raw = confirmation(b"subscribe", b"a", 1) + confirmation(b"subscribe", b"a", 1) + \
+            confirmation(b"subscribe", b"b", 3)
+        everyone = [subscribed(patterns=[b"p*"])]
+        _, form, after = self.answer([b"SUBSCRIBE", b"a", b"a", b"b"], raw, everyone)
+        self.assertEqual((form, after), (raw, NEXT))
+        self.assertEqual(everyone[0].names["channels"], {b"a", b"b"})
+
+    def test_unsubscribe_without_names_reads_each_subscription_in_any_order(self):
+        def unsubscribe_all(names):
+            return b"".join(confirmation(b"unsubscribe", name, count)
+                            for name, count in zip(names, (3, 2, 1)))
+        forms = []
+        for names in ([b"a", b"b", b"c"], [b"c", b"a", b"b"]):
+            everyone = [subscribed(channels=[b"a", b"b", b"c"], patterns=[b"p*"])]
+            _, form, after = self.answer([b"UNSUBSCRIBE"], unsubscribe_all(names), everyone)
+            self.assertEqual(after, NEXT)
+            self.assertFalse(everyone[0].names["channels"])
+            forms.append(form)
+        self.assertEqual(forms[0], forms[1])
+        # The counts stay in their places: a server that counted wrong still differs.
+        wrong = unsubscribe_all([b"a", b"b", b"c"]).replace(b":2\r\n", b":0\r\n")
+        everyone = [subscribed(channels=[b"a", b"b", b"c"], patterns=[b"p*"])]
+        self.assertNotEqual(self.answer([b"UNSUBSCRIBE"], wrong, everyone)[1], forms[0])
+
+    def test_unsubscribe_from_nothing_reads_one_null(self):
+        raw = confirmation(b"sunsubscribe", None, 0)
+        everyone = [subscribed(channels=[b"a"])]
+        answer, form, after = self.answer([b"sunsubscribe"], raw, everyone)
+        self.assertEqual((form, after), (raw, NEXT))
+        self.assertEqual([part[0] for part in answer.parts], [1])
+
+    def test_punsubscribe_without_names_is_compared_in_order(self):
+        everyone = [subscribed(patterns=[b"a*", b"b*"])]
+        raw = confirmation(b"punsubscribe", b"b*", 1) + confirmation(b"punsubscribe", b"a*", 0)
+        answer, form, after = self.answer([b"PUNSUBSCRIBE"], raw, everyone)
+        self.assertEqual((form, after), (raw, NEXT))
+        self.assertEqual([part[1] for part in answer.parts], [None])
+
+    def test_refused_or_queued_commands_send_one_value_and_change_nothing(self):
+        for raw in (b"-ERR Can't execute 'subscribe'\r\n", b"+QUEUED\r\n"):
+            everyone = [subscribed(channels=[b"a", b"b"])]
+            _, form, after = self.answer([b"UNSUBSCRIBE"], raw, everyone)
+            self.assertEqual((form, after), (raw, NEXT))
+            self.assertEqual(everyone[0].names["channels"], {b"a", b"b"})
+
+    def test_reset_ends_every_subscription(self):
+        everyone = [subscribed(channels=[b"a"], patterns=[b"a*"], shard=[b"s"])]
+        self.answer([b"RESET"], b"+RESET\r\n", everyone)
+        self.assertFalse(everyone[0].any())
+
+    def test_publish_pushes_to_each_matching_subscription(self):
+        everyone = [subscribed(), subscribed(channels=[b"news"], patterns=[b"n*", b"news*", b"x*"]),
+                    subscribed(shard=[b"news"]), subscribed(channels=[b"other"])]
+        answer, form, after = self.answer([b"PUBLISH", b"news", b"m"], b":3\r\n", everyone)
+        self.assertEqual((form, after), (b":3\r\n", NEXT))
+        self.assertEqual(list(answer.pushes), [1])
+        self.assertEqual([part[0] for part in answer.pushes[1]], [3])
+        self.assertEqual(answer.messages, 3)
+        answer = self.answer([b"SPUBLISH", b"news", b"m"], b":1\r\n", everyone)[0]
+        self.assertEqual(list(answer.pushes), [2])
+
+    def test_pattern_messages_compare_in_any_order_after_the_channel_message(self):
+        parts = [(3, answers.normalise.PUBLISHED[1], "pattern order")]
+
+        def form(raw):
+            reading = answers.Reading(Replies(raw)).read(3)
+            return answers.form(parts, reading)[0]
+        first = message(b"news", b"m") + message(b"news", b"m", b"n*") + \
+            message(b"news", b"m", b"news*")
+        swapped = message(b"news", b"m") + message(b"news", b"m", b"news*") + \
+            message(b"news", b"m", b"n*")
+        late = message(b"news", b"m", b"n*") + message(b"news", b"m") + \
+            message(b"news", b"m", b"news*")
+        self.assertEqual(form(first), form(swapped))
+        self.assertNotEqual(form(first), form(late))
+
+    def test_a_subscribed_publisher_reads_its_own_messages_before_the_reply(self):
+        everyone = [subscribed(channels=[b"news"]), subscribed(patterns=[b"n*"])]
+        raw = message(b"news", b"m", push=True) + b":2\r\n"
+        answer, form, after = self.answer([b"publish", b"news", b"m"], raw, everyone)
+        self.assertEqual((form, after), (raw, NEXT))
+        self.assertEqual(list(answer.pushes), [1])
+
+    def test_redis_disagreeing_with_the_model_stops_the_run(self):
+        everyone = [subscribed(), subscribed(channels=[b"news"])]
+        with self.assertRaises(answers.ModelError):
+            self.answer([b"PUBLISH", b"news", b"m"], b":0\r\n", everyone)
+        with self.assertRaises(answers.ModelError):
+            self.answer([b"SUBSCRIBE", b"a"], confirmation(b"subscribe", b"a", 2), [subscribed()])
+
+    def test_exec_reads_the_replies_past_its_count(self):
+        # Redis 7.0's EXEC counts the queued commands; the replies of a SUBSCRIBE of two channels
+        # and the message a PUBLISH pushes to its own (now subscribed) connection are more.
+        queued = [[b"SUBSCRIBE", b"a", b"b"], [b"PUBLISH", b"a", b"m"], [b"PING"]]
+        raw = b"*3\r\n" + confirmation(b"subscribe", b"a", 1) + \
+            confirmation(b"subscribe", b"b", 2) + message(b"a", b"m") + b":1\r\n" + \
+            b"*2\r\n$4\r\npong\r\n$0\r\n\r\n"
+        everyone = [subscribed()]
+        answer, form, after = self.answer([b"EXEC"], raw, everyone, queued=queued)
+        self.assertEqual((form, after), (raw, NEXT))
+        self.assertEqual(everyone[0].names["channels"], {b"a", b"b"})
+        self.assertEqual(answer.messages, 1)
+
+    def test_exec_normalises_each_element_as_its_command(self):
+        queued = [[b"TIME"], [b"SET", b"k", b"v"], [b"TIME"]]
+
+        def form(raw):
+            return self.answer([b"EXEC"], raw, [subscribed()], queued=queued)[1]
         at_one = b"*3\r\n*2\r\n$10\r\n1700000000\r\n$1\r\n5\r\n+OK\r\n" \
                  b"*2\r\n$10\r\n1700000000\r\n$1\r\n6\r\n"
         at_two = b"*3\r\n*2\r\n$10\r\n1700000001\r\n$1\r\n9\r\n+OK\r\n" \
                  b"*2\r\n$10\r\n1700000001\r\n$1\r\n1\r\n"
-        self.assertEqual(self.form(at_one), self.form(at_two))
-
-    def test_other_elements_and_errors_are_compared_as_they_are(self):
-        ok = b"*3\r\n*2\r\n$1\r\n1\r\n$1\r\n1\r\n+OK\r\n*2\r\n$1\r\n1\r\n$1\r\n1\r\n"
-        failed = b"*3\r\n*2\r\n$1\r\n1\r\n$1\r\n1\r\n-ERR no\r\n" \
-                 b"*2\r\n$1\r\n1\r\n$1\r\n1\r\n"
-        self.assertNotEqual(self.form(ok), self.form(failed))
+        self.assertEqual(form(at_one), form(at_two))
+        failed = at_one.replace(b"+OK", b"-ERR no")
+        self.assertNotEqual(form(at_one), form(failed))
         aborted = b"-EXECABORT Transaction discarded because of previous errors.\r\n"
-        self.assertEqual(self.form(aborted), aborted)
-        self.assertEqual(self.form(b"*-1\r\n"), b"*-1\r\n")  # a broken WATCH
+        self.assertEqual(form(aborted), aborted)
+        self.assertEqual(form(b"*-1\r\n"), b"*-1\r\n")  # a broken WATCH
+
+    def test_keel_is_read_no_further_than_it_agrees(self):
+        # Three confirmations expected; Keel refuses instead: reading on would wait for values
+        # that never come.
+        redis = answers.Reading(Replies(confirmation(b"subscribe", b"a", 1) * 3)).read(3)
+        keel = answers.Reading(Replies(b"-ERR no\r\n" + NEXT)).read_like(redis)
+        self.assertEqual(len(keel.values), 1)
+
+    def test_glob_is_redis_stringmatchlen(self):
+        # Each checked against redis-server 7.0's PUBSUB CHANNELS.
+        cases = [(b"*", b"", False), (b"*", b"x", True), (b"n*", b"n", True),
+                 (b"n\\*", b"n*", True), (b"n\\*", b"nx", False), (b"c?", b"c", False),
+                 (b"[^_n]*", b"ch", True), (b"[^_n]*", b"news", False),
+                 (b"news.[a-f]?", b"news.eu", True), (b"news.[a-f]?", b"news.us", False),
+                 (b"[a", b"a", True), (b"[z-a]", b"q", True), (b"a\\", b"a\\", True)]
+        for pattern, text, matches in cases:
+            self.assertEqual(answers.glob_match(pattern, text), matches, (pattern, text))
 
 
 class SplitArgsTest(unittest.TestCase):
