@@ -4,9 +4,9 @@ the normalised forms named in normalise.py, exactly as for the case files).
 
 Run it as `conformance/run --seed N --ops K`. Several connections per server (each opened over
 RESP2 or, after HELLO 3, RESP3, and free to switch with HELLO, RESET and QUIT) take turns at
-random; their commands move between databases, and the messages a PUBLISH pushes to subscribed
-connections are read and compared right after its reply (answers.py says how many values each
-command sends where). The sequence depends only on the seed, the options
+random; their commands move between databases and subscribe to channels, and the messages a
+PUBLISH pushes to subscribed connections are read and compared right after its reply (answers.py
+says how many values each command sends where). The sequence depends only on the seed, the options
 and the command table, never on the replies, so the same arguments replay the same run. The run
 stops at the first command whose replies (or pushed messages) differ, prints it with both, the
 commands before it on that connection, and the arguments that reproduce it.
@@ -32,6 +32,7 @@ import answers  # noqa: E402
 import casefile  # noqa: E402
 import generators  # noqa: E402
 import run_diff  # noqa: E402
+from generators import pubsub  # noqa: E402
 
 HISTORY_LENGTH = 12  # commands shown before a difference, per connection
 SHOWN_ARG_BYTES_MAX = 200
@@ -113,6 +114,7 @@ class Side:
         # None outside a transaction.
         self.queued = None
         self.subscriptions = answers.Subscriptions()  # followed by answers.plan
+        self.sent = pubsub.Sent()
 
     def open(self, redis, keel):
         self.pair = [run_diff.Connection(redis), run_diff.Connection(keel)]
@@ -242,9 +244,15 @@ def run(options, redis, keel):
     last_progress = time.monotonic()
     for index in range(options.ops):
         side = sides[rng.randrange(len(sides))]
-        _, entry_name, function = rng.choices(entries, weights)[0]
+        if side.sent.joined and rng.random() < pubsub.LEAVE_CHANCE:
+            entry_name, function = "(leave pub/sub)", lambda g: pubsub.leave(g, side.sent.joined)
+        else:
+            entry_name = None
+            while entry_name is None or not side.sent.allows(entry_name):
+                _, entry_name, function = rng.choices(entries, weights)[0]
         command_started = time.monotonic()
         args = function(gen)
+        side.sent.follow(args)
         for connection, client_id in zip(side.pair, side.ids):
             connection.send(run_diff.substitute(args, client_id))
         subscribed += side.subscriptions.any()

@@ -14,6 +14,7 @@ import normalise
 import random_run
 import resp
 import run_diff
+from generators import pubsub
 
 
 def parse(raw):
@@ -480,6 +481,39 @@ class GeneratorTest(unittest.TestCase):
             for i, word in enumerate(words[2:-1], start=2):
                 if word == b"count" and re.fullmatch(rb"[1-9][0-9]*", args[i + 1]):
                     self.assertGreaterEqual(int(args[i + 1]), 10, args)
+
+    def test_no_pattern_meets_keyspace_notifications(self):
+        # The runner does not follow them (CONFIG SET notify-keyspace-events is generated).
+        for pattern in pubsub.PATTERNS:
+            for channel in (b"__keyspace@0__:k0", b"__keyevent@0__:set"):
+                self.assertFalse(answers.glob_match(pattern, channel), pattern)
+
+    def test_sent_follows_subscriptions_and_transactions(self):
+        sent = pubsub.Sent()
+        steps = [([b"SUBSCRIBE", b"a"], {"channels"}, False),
+                 ([b"psubscribe", b"n*"], {"channels", "patterns"}, False),
+                 ([b"PUNSUBSCRIBE", b"n*"], {"channels", "patterns"}, False),
+                 ([b"PUNSUBSCRIBE"] + pubsub.PATTERNS, {"channels"}, False),
+                 ([b"MULTI"], {"channels"}, True),
+                 ([b"RESET", b"x"], {"channels"}, True),  # refused: no way out
+                 ([b"DISCARD"], {"channels"}, False),
+                 ([b"unsubscribe"], set(), False)]
+        for args, joined, in_multi in steps:
+            sent.follow(args)
+            self.assertEqual((sent.joined, sent.in_multi), (joined, in_multi), args)
+        self.assertTrue(sent.allows("ssubscribe"))
+        sent.follow([b"multi"])
+        self.assertFalse(sent.allows("ssubscribe"))
+        self.assertTrue(sent.allows("subscribe"))
+
+    def test_leave_leaves(self):
+        gen = generators.Gen(random.Random(3), COMMANDS, self.table)
+        for kinds in ({"channels"}, {"patterns"}, {"shard"}, {"channels", "shard"}):
+            for _ in range(50):
+                sent = pubsub.Sent()
+                sent.joined = set(kinds)
+                sent.follow(pubsub.leave(gen, sent.joined))
+                self.assertLess(len(sent.joined), len(kinds))
 
     def test_command_info_names_no_partial_container(self):
         for args in self.draw("command|info") + self.draw("command|docs"):

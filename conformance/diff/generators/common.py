@@ -6,6 +6,8 @@ overflowing, not numbers at all. Nothing here depends on the servers' replies, s
 command table give the same sequence every time.
 """
 
+import collections
+
 # Keys: mostly a handful of plain names, sometimes the empty name or one with binary bytes.
 PLAIN_KEYS = [b"k0", b"k1", b"k2", b"k3", b"k4"]
 ODD_KEYS = [b"", b"\x00k\xff\r\n", b"K0", b"{k}0"]
@@ -20,6 +22,8 @@ NOT_INTEGERS = [b"", b" 1", b"1 ", b"+1", b"1.5", b"1e3", b"0x10", b"abc", b"--1
 # Far past and far future absolute times (seconds), fixed so that a seed reproduces exactly.
 PAST_UNIX_S = [1, 1000000000]
 FUTURE_UNIX_S = [4102444800, 32503680000]  # 2100-01-01, 3000-01-01
+# How many of its latest draws a topic of Gen.remember keeps.
+REMEMBERED_MAX = 2
 # Commands Keel has from Redis versions after the 7.0 reference, which the reference server
 # does not know: never named in another command's arguments (COMMAND INFO, GETKEYS, ...).
 NEWER_THAN_REFERENCE = {
@@ -48,6 +52,8 @@ class Gen:
         self.command_names = sorted(known)
         self.complete_command_names = sorted(known - set(partial_containers))
         self.generators = generators
+        self.remembered = collections.defaultdict(
+            lambda: collections.deque(maxlen=REMEMBERED_MAX))
 
     # Choices --------------------------------------------------------------------------------
 
@@ -66,6 +72,15 @@ class Gen:
             if point < 0:
                 return item
         return pairs[-1][1]
+
+    def remember(self, topic, items):
+        """Keeps items drawn now for a later draw to meet (recalled): PUBLISH picks the channels
+        that SUBSCRIBE drew. Draws, not replies: the sequence stays the seed's."""
+        self.remembered[topic].extend(items)
+
+    def recalled(self, topic):
+        """The latest items remembered under `topic` (empty when none)."""
+        return list(self.remembered[topic])
 
     def subset(self, items, count_max=None):
         """A random selection of items, in random order, each at most once."""

@@ -195,22 +195,6 @@ def monitor(gen):
     return [gen.token("monitor")]
 
 
-def _subscribe(name):
-    def generate(gen):
-        return [gen.token(name)] + [gen.rng.choice([b"ch", b"news", b"n*"]) for _ in range(gen.rng.randint(1, 2))]
-    return generate
-
-
-def _publish(name):
-    def generate(gen):
-        return [gen.token(name), gen.rng.choice([b"ch", b"news"]), b"message"]
-    return generate
-
-
-def pubsub_channels(gen):
-    return [gen.token("pubsub"), b"channels"] + ([b"n*"] if gen.chance(0.5) else [])
-
-
 GENERATORS = {
     "client|kill": (0.5, client_kill),
     "client|unpause": (0.3, client_unpause),
@@ -231,13 +215,6 @@ GENERATORS = {
     "client|caching": (0.2, client_caching),
     "client|getredir": (0.2, client_getredir),
     "client|trackinginfo": (0.2, client_trackinginfo),
-    "publish": (0.3, _publish("publish")),
-    "spublish": (0.3, _publish("spublish")),
-    "pubsub|channels": (0.3, pubsub_channels),
-    "pubsub|shardchannels": (0.3, pubsub_channels),
-    "pubsub|numsub": (0.3, lambda gen: [gen.token("pubsub"), b"numsub", b"ch"]),
-    "pubsub|shardnumsub": (0.3, lambda gen: [gen.token("pubsub"), b"shardnumsub", b"ch"]),
-    "pubsub|numpat": (0.3, lambda gen: [gen.token("pubsub"), b"numpat"]),
 }
 
 def client_unblock(gen):
@@ -245,21 +222,7 @@ def client_unblock(gen):
     return [gen.token("client"), b"unblock", gen.integer_arg(lambda: gen.rng.randint(1, 50))] + reason
 
 
-# The random run never subscribes: PUBLISH and PUBSUB's counts are 0 and its lists empty on both
-# servers, and SUBSCRIBE and its kin are left to the case file.
-PUBSUB_REASON = ("a subscribed connection receives messages whenever others publish, which the "
-                 "random run's one reply per command does not follow (conformance/cases/pubsub.txt "
-                 "and the PubSubTest unit tests cover it)")
-
 NOT_GENERATED = {
-    "subscribe": (PUBSUB_REASON, _subscribe("subscribe")),
-    "unsubscribe": (PUBSUB_REASON, _subscribe("unsubscribe")),
-    "psubscribe": (PUBSUB_REASON, _subscribe("psubscribe")),
-    "punsubscribe": (PUBSUB_REASON, _subscribe("punsubscribe")),
-    "ssubscribe": (PUBSUB_REASON, _subscribe("ssubscribe")),
-    "sunsubscribe": (PUBSUB_REASON, _subscribe("sunsubscribe")),
-    "pubsub|help": ("its text is compared by conformance/cases/pubsub.txt",
-                    lambda gen: [gen.token("pubsub"), b"help"]),
     "client|help": ("its text is a known gap (normalise.KNOWN_GAPS)", client_help),
     "client|pause": ("would hold the runner's own connections (conformance/cases/servercmds.txt "
                      "and the ServerTest unit tests cover it)", client_pause),
