@@ -247,9 +247,7 @@ def run(options, redis, keel):
         if side.sent.joined and rng.random() < pubsub.LEAVE_CHANCE:
             entry_name, function = "(leave pub/sub)", lambda g: pubsub.leave(g, side.sent.joined)
         else:
-            entry_name = None
-            while entry_name is None or not side.sent.allows(entry_name):
-                _, entry_name, function = rng.choices(entries, weights)[0]
+            _, entry_name, function = rng.choices(entries, weights)[0]
         command_started = time.monotonic()
         args = function(gen)
         side.sent.follow(args)

@@ -8,9 +8,13 @@ namespace keel {
 namespace {
 
 // A client that expects exactly one reply per command cannot subscribe (Redis's
-// CLIENT_DENY_BLOCKING: scripts, internal clients); a transaction may, for compatibility.
-bool MaySubscribe(CommandContext& context) {
-  if (context.may_block() || context.in_transaction()) return true;
+// CLIENT_DENY_BLOCKING: scripts, internal clients); a transaction may, for compatibility, except
+// to shard channels, which came after that compatibility was needed (Redis 7.0's
+// ssubscribeCommand makes no exception).
+bool MaySubscribe(CommandContext& context, PubSub::Kind kind) {
+  if (context.may_block() || (context.in_transaction() && kind != PubSub::Kind::kShard)) {
+    return true;
+  }
   std::string name(context.spec.name);
   for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   context.reply.Error("ERR " + name + " isn't allowed for a DENY BLOCKING client");
@@ -18,7 +22,7 @@ bool MaySubscribe(CommandContext& context) {
 }
 
 void Subscribe(CommandContext& context, PubSub::Kind kind) {
-  if (!MaySubscribe(context)) return;
+  if (!MaySubscribe(context, kind)) return;
   for (size_t i = 1; i < context.argc(); i++) {
     context.server().pubsub().Subscribe(context.client, kind, context.arg(i));
   }

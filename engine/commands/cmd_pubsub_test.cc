@@ -118,6 +118,32 @@ TEST_F(PubSubTest, DisconnectingAndResetLeaveEverySubscription) {
   EXPECT_EQ(Received(resetter), Replies{});
 }
 
+// Found by the random differential run: Redis keeps a client's patterns in a list, so
+// PUNSUBSCRIBE without arguments confirms them in the order subscribed (Keel took its sorted set's
+// order), a pattern that left and came back counting as new.
+TEST_F(PubSubTest, PunsubscribeWithoutArgumentsLeavesInTheOrderSubscribed) {
+  const sim::SimClientId client = Connect();
+  Ask(client, {"psubscribe", "z*", "a*", "m*"});
+  Ask(client, {"punsubscribe", "z*"});
+  Ask(client, {"psubscribe", "z*", "a*"});
+  EXPECT_EQ(Ask(client, {"punsubscribe"}),
+            (Replies{Array({Bulk("punsubscribe"), Bulk("a*"), Int(2)}),
+                     Array({Bulk("punsubscribe"), Bulk("m*"), Int(1)}),
+                     Array({Bulk("punsubscribe"), Bulk("z*"), Int(0)})}));
+}
+
+// Found by the random differential run: a transaction may SUBSCRIBE and PSUBSCRIBE (Redis's
+// compatibility exception) but not SSUBSCRIBE.
+TEST_F(PubSubTest, ATransactionMaySubscribeButNotToShardChannels) {
+  const sim::SimClientId client = Connect();
+  Ask(client, {"multi"});
+  Ask(client, {"ssubscribe", "s"});
+  Ask(client, {"subscribe", "c"});
+  EXPECT_EQ(Ask(client, {"exec"}),
+            (Replies{Array({Err("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"),
+                            Array({Bulk("subscribe"), Bulk("c"), Int(1)})})}));
+}
+
 TEST_F(PubSubTest, KeyspaceNotificationsArePublishedOnlyWhileEnabled) {
   const sim::SimClientId listener = Connect();
   const sim::SimClientId writer = Connect();

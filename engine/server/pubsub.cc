@@ -85,6 +85,7 @@ void PubSub::Subscribe(Client& client, Kind kind, std::string_view name) {
   Subscriptions& subs = *client.subscriptions;
   auto [it, added] = names(subs, kind).emplace(name);
   if (added) {
+    if (kind == Kind::kPattern) subs.pattern_order.emplace_back(name);
     Subscribers& subscribers = table(kind);
     auto entry = subscribers.find(name);
     if (entry == subscribers.end()) {
@@ -120,6 +121,7 @@ void PubSub::Unsubscribe(Client& client, Kind kind, std::string_view name) {
   auto it = mine.find(name);
   if (it != mine.end()) {
     mine.erase(it);
+    if (kind == Kind::kPattern) std::erase(subs.pattern_order, copy);
     const bool removed = Remove(kind, name, client);
     KEEL_ASSERT(removed);
   }
@@ -134,6 +136,13 @@ void PubSub::UnsubscribeAll(Client& client, Kind kind, bool reply_when_none) {
       ReplyConfirmation(client, UnsubscribeWord(kind), nullptr,
                         subs == nullptr ? 0 : CountFor(*subs, kind));
     }
+    return;
+  }
+  if (kind == Kind::kPattern) {
+    // In the order subscribed. Each Unsubscribe then finds the order already empty.
+    const std::vector<std::string> order = std::move(subs->pattern_order);
+    subs->pattern_order.clear();
+    for (const std::string& name : order) Unsubscribe(client, kind, name);
     return;
   }
   // Bounded by the client's subscriptions: each turn removes one.

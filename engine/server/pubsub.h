@@ -21,11 +21,14 @@ namespace keel {
 
 class Client;
 
-// One client's subscriptions (Client::subscriptions), sorted.
+// One client's subscriptions (Client::subscriptions), sorted, and its patterns in the order it
+// subscribed them: Redis keeps a client's patterns in a list, so PUNSUBSCRIBE without arguments
+// confirms them in that order.
 struct Subscriptions {
   std::set<std::string, std::less<>> channels;
   std::set<std::string, std::less<>> patterns;
   std::set<std::string, std::less<>> shard_channels;
+  std::vector<std::string> pattern_order;
   size_t count() const { return channels.size() + patterns.size(); }
 };
 

@@ -46,14 +46,12 @@ def _every_pattern(gen):
 
 
 def punsubscribe(gen):
-    """Named patterns only (the form without names is a known divergence, below); half of the
-    time every pattern, which ends the pattern subscriptions as that form would."""
+    """Mostly every pattern: without names (Redis confirms them in the order subscribed, its
+    client's patterns being a list) or naming them all; else some."""
+    if gen.chance(0.5):
+        return [gen.token("punsubscribe")]
     return _every_pattern(gen) if gen.chance(0.5) else \
         [gen.token("punsubscribe")] + _names(gen, PATTERNS)
-
-
-def punsubscribe_all(gen):
-    return [gen.token("punsubscribe")]
 
 
 def _publish(name, subscribe):
@@ -97,21 +95,16 @@ KINDS = {"channels": (b"subscribe", b"unsubscribe", CHANNELS),
 
 class Sent:
     """What the runner sent one connection, as far as drawing its next command cares: the kinds
-    of subscription it joined and was not sent a way out of, and whether it may be inside MULTI.
-    Followed from the commands sent, whether the servers took them or not, never from the
-    replies: the sequence stays the seed's."""
+    of subscription it joined and was not sent a way out of. Followed from the commands sent,
+    whether the servers took them or not, never from the replies: the sequence stays the
+    seed's."""
 
     def __init__(self):
         self.joined = set()
-        self.in_multi = False
 
     def follow(self, args):
         name = args[0].lower()
-        ends = len(args) == 1  # DISCARD and RESET with arguments are refused
-        if name == b"multi":
-            self.in_multi = True
-        elif name in (b"exec", b"quit") or (name in (b"discard", b"reset") and ends):
-            self.in_multi = False  # EXEC ends a transaction even when it is refused
+        ends = len(args) == 1  # RESET with arguments is refused
         if name == b"quit" or (name == b"reset" and ends):
             self.joined = set()
         for kind, (join, part, names) in KINDS.items():
@@ -119,11 +112,6 @@ class Sent:
                 self.joined.add(kind)
             elif name == part and (ends or set(args[1:]) >= set(names)):
                 self.joined.discard(kind)
-
-    def allows(self, entry):
-        """Whether the table's entry may be drawn: not SSUBSCRIBE inside MULTI (a known
-        divergence, below)."""
-        return not (self.in_multi and entry == "ssubscribe")
 
 
 def leave(gen, joined):
@@ -155,12 +143,3 @@ GENERATORS = {
 NOT_GENERATED = {
     "pubsub|help": ("its text is compared by conformance/cases/pubsub.txt", pubsub_help),
 }
-
-KNOWN_DIVERGENCES = [
-    ("punsubscribe", "without arguments, Keel confirms the connection's patterns in byte order, "
-     "Redis 7.0 in the order they were subscribed (a list; a pattern subscribed again goes last)",
-     punsubscribe_all),
-    ("ssubscribe", "inside a transaction Redis 7.0 refuses it (\"ERR SSUBSCRIBE isn't allowed for "
-     "a DENY BLOCKING client\": unlike SUBSCRIBE and PSUBSCRIBE, it has no exception for EXEC); "
-     "Keel subscribes", _subscribe("ssubscribe", CHANNELS)),
-]
