@@ -35,6 +35,11 @@ inline constexpr size_t kReadChunkBytes = 64 * 1024;
 // into a query buffer of the command's final size instead of a doubling one.
 inline constexpr size_t kBigBulkBytes = 32 * 1024;
 
+// Room left after a large bulk in its block, for the few short arguments that may follow it
+// (SET key value EX 100) without growing the block: a block that holds its command and little
+// else can become the value (engine/db/entry.h's external strings).
+inline constexpr size_t kBigBulkTailBytes = 1024;
+
 // A client's query buffer larger than this is freed as soon as it empties (smaller ones wait for
 // the client cron), so that a large command's block does not outlive it.
 inline constexpr size_t kQueryBufferKeepBytes = 4 * kReadChunkBytes;

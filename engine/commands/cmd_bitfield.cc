@@ -202,7 +202,7 @@ void RunWithWrites(CommandContext& context, const std::vector<FieldOp>& ops) {
     return;
   }
   const size_t old_size = entry->value_size();
-  const bool was_raw = entry->encoding() == ObjectEncoding::kRaw || entry->growable();
+  const bool was_raw = entry->raw_string();
   entry = keyspace.GrowString(db, entry, hash, std::max<size_t>(size, entry->value_size()));
   if (entry == nullptr) {
     context.reply.Error(errors::kOom);

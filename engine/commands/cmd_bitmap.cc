@@ -82,7 +82,7 @@ void CmdSetbit(CommandContext& context) {
   }
   const bool grows = byte >= entry->value_size();
   const bool old_bit = bitmap::GetBit(entry->value(), bit_offset);
-  const bool was_raw = entry->encoding() == ObjectEncoding::kRaw || entry->growable();
+  const bool was_raw = entry->raw_string();
   // A raw string long enough is edited where it is: no unsharing, no growth (the common case).
   if (grows || !was_raw) entry = keyspace.GrowString(db, entry, hash, byte + 1);
   if (entry == nullptr) {

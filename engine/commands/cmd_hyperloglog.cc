@@ -43,7 +43,7 @@ size_t SparseBytesMax(CommandContext& context) {
 // the key when that changed its encoding (WATCH sees a changed value, as the model does);
 // nothing is counted. Returns the entry, or nullptr after the OOM error.
 Entry* Unshare(CommandContext& context, Entry* entry, uint64_t hash) {
-  const bool was_raw = entry->encoding() == ObjectEncoding::kRaw || entry->growable();
+  const bool was_raw = entry->raw_string();
   if (was_raw) return entry;  // already private and raw: nothing to do
   Entry* unshared =
       context.keyspace.GrowString(context.db_index(), entry, hash, entry->value_size());
@@ -189,8 +189,7 @@ void CmdPfcount(CommandContext& context) {
     return;
   }
   // The common case answers from the read lookup: a raw HyperLogLog with a valid cache.
-  if (found->type() == ValueType::kString &&
-      (found->encoding() == ObjectEncoding::kRaw || found->growable())) {
+  if (found->type() == ValueType::kString && found->raw_string()) {
     const std::string_view value = found->value();  // one decode of the entry's layout
     if (hll::LooksLikeHll(value) && hll::CacheValid(value)) {
       context.reply.Integer(static_cast<int64_t>(hll::CachedCount(value)));

@@ -184,7 +184,7 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
   }
   Entry* old = Find(key, hash);
   const bool has_expiry = expire_at_ms != kNoExpiry;
-  if (old != nullptr && old->type() == ValueType::kString && !old->growable() &&
+  if (old != nullptr && old->type() == ValueType::kString && !old->growable() && !old->external() &&
       old->has_expiry() == has_expiry) {
     const std::span<char> current = old->mutable_value();
     if (current.size() == value.size()) {
@@ -200,6 +200,22 @@ Database::SetOutcome Database::SetString(std::string_view key, uint64_t hash,
   if (entry == nullptr) return SetOutcome::kOutOfMemory;
   if (!value.empty()) std::memcpy(entry->value_data(), value.data(), value.size());
   const SetOutcome outcome = Place(old, hash, entry);
+  if (outcome == SetOutcome::kOutOfMemory) FreeEntry(entry);
+  return outcome;
+}
+
+Database::SetOutcome Database::AdoptString(std::string_view key, uint64_t hash,
+                                           const ExternalString& external, int64_t expire_at_ms) {
+  KEEL_DASSERT(hash == Hash(key));
+  Entry* old = Find(key, hash);
+  const size_t bytes =
+      Entry::BytesFor(key.size(), sizeof(ExternalString), expire_at_ms != kNoExpiry);
+  void* block = slab_.Allocate(bytes);
+  if (block == nullptr) return SetOutcome::kOutOfMemory;
+  Entry* entry = Entry::CreateExternal(block, key, external, expire_at_ms);
+  entry->set_access_clock(clock_.Initial());
+  const SetOutcome outcome = Place(old, hash, entry);
+  // The string is not ours until placed: free the block only.
   if (outcome == SetOutcome::kOutOfMemory) FreeEntry(entry);
   return outcome;
 }
@@ -243,15 +259,18 @@ Entry* Database::StoreCopy(std::string_view key, uint64_t hash, const Entry& sou
   KEEL_DASSERT(hash == Hash(key));
   Entry* old = TableFor(hash).Find(key, hash);
   KEEL_ASSERT(old != &source);
-  const size_t value_size = source.value_size();
+  // The bytes in the source's block: a string, an object's pointer, an external string's place.
+  const std::string_view stored = source.stored_value();
+  const size_t value_size = stored.size();
   // A copy is exact, as Redis's dupStringObject is: a growable string's spare stays behind.
   const ObjectEncoding encoding = source.growable() ? ObjectEncoding::kRaw : source.encoding();
   Entry* entry = NewEntry(source.type(), encoding, key, value_size, expire_at_ms);
   if (entry == nullptr) return nullptr;
   const ValueOps* ops = OpsFor(source.type());
   if (mode == CopyMode::kTransfer || ops == nullptr) {
-    // The value bytes themselves: a string, or the pointer to a structure that changes owner.
-    if (value_size > 0) std::memcpy(entry->value_data(), source.value().data(), value_size);
+    // The value bytes themselves: a string, or what changes owner (a structure, a block).
+    if (value_size > 0)
+      std::memcpy(entry->mutable_stored_value().data(), stored.data(), value_size);
   } else if (!ops->copy(source, *entry, memory_)) {
     FreeEntry(entry);
     return nullptr;
@@ -276,13 +295,16 @@ Entry* Database::SetExpiry(Entry* entry, int64_t expire_at_ms) {
   }
   // Adding or removing the expiry changes the entry's size: copy it into a new block.
   const std::string_view key = entry->key();
-  const std::string_view value = entry->value();
+  // The bytes in the block: an external string's place moves with it, the string stays.
+  const std::string_view value = entry->stored_value();
   // A growable string keeps its spare: EXPIRE between appends must not cost a shrink and regrow.
   Entry* moved = entry->growable()
                      ? NewGrowableEntry(key, value.size(), entry->value_capacity(), expire_at_ms)
                      : NewEntry(entry->type(), entry->encoding(), key, value.size(), expire_at_ms);
   if (moved == nullptr) return nullptr;
-  if (!value.empty()) std::memcpy(moved->value_data(), value.data(), value.size());
+  if (!value.empty()) {
+    std::memcpy(moved->mutable_stored_value().data(), value.data(), value.size());
+  }
   moved->set_access_clock(entry->access_clock());
   ReplaceEntry(entry, Hash(key), moved, Replaced::kMoved);
   return moved;
@@ -309,13 +331,13 @@ Entry* Database::WriteStringRange(Entry* entry, uint64_t hash, size_t offset,
   const size_t new_size = std::max(old_size, offset + patch.size());
   // Redis gives an int or embstr value a new raw object (dbUnshareStringValue), whose clock
   // starts afresh; a raw one is edited where it is.
-  const bool keeps_clock = entry->encoding() == ObjectEncoding::kRaw || entry->growable();
+  const bool keeps_clock = entry->raw_string();
   if (new_size == old_size || (entry->growable() && new_size <= entry->value_capacity())) {
     char* value = entry->value_data();
     if (offset > old_size) std::memset(value + old_size, 0, offset - old_size);
     if (!patch.empty()) std::memcpy(value + offset, patch.data(), patch.size());
     if (new_size != old_size) entry->set_value_size(new_size);
-    if (!entry->growable()) entry->set_encoding(ObjectEncoding::kRaw);
+    if (!entry->raw_string()) entry->set_encoding(ObjectEncoding::kRaw);
     if (!keeps_clock) entry->set_access_clock(clock_.Initial());
     return entry;
   }
@@ -333,7 +355,8 @@ Entry* Database::WriteStringRange(Entry* entry, uint64_t hash, size_t offset,
   // It grew, so the patch reaches past the old end: nothing of the old value follows it.
   KEEL_DASSERT(offset + patch.size() == new_size);
   if (keeps_clock) moved->set_access_clock(entry->access_clock());
-  ReplaceEntry(entry, hash, moved, Replaced::kMoved);
+  // The string was copied, not moved: an external one's block goes with the old entry.
+  ReplaceEntry(entry, hash, moved, Replaced::kOtherValue);
   return moved;
 }
 

@@ -87,6 +87,13 @@ class Database {
   SetOutcome SetString(std::string_view key, uint64_t hash, std::string_view value,
                        int64_t expire_at_ms, ObjectEncoding encoding);
 
+  // Makes `key` hold the external string `external` (a SET of a large argument: see entry.h),
+  // replacing whatever it held, with `expire_at_ms`. The entry owns the string's block once this
+  // returns anything but kOutOfMemory; on kOutOfMemory nothing changed and the block is the
+  // caller's.
+  SetOutcome AdoptString(std::string_view key, uint64_t hash, const ExternalString& external,
+                         int64_t expire_at_ms);
+
   // Two-phase replacement, for commands that write several existing keys all or nothing (MSET):
   // PrepareString allocates the entry SetString would store for `key` without touching the table
   // (nullptr when memory is refused); CommitPrepared puts it in place of `key`'s entry, which

@@ -8,6 +8,7 @@ std::string_view ObjectEncodingName(ObjectEncoding encoding) {
   switch (encoding) {
     case ObjectEncoding::kRaw:
     case ObjectEncoding::kRawGrowable:
+    case ObjectEncoding::kRawExternal:
       return "raw";
     case ObjectEncoding::kInt:
     case ObjectEncoding::kIntShared:
@@ -59,6 +60,14 @@ Entry* Entry::CreateGrowable(void* block, std::string_view key, size_t value_siz
   KEEL_DASSERT(value_size <= capacity && capacity <= kGrowableValueBytesMax);
   return Write(block, ValueType::kString, ObjectEncoding::kRawGrowable, key, value_size, capacity,
                expire_at_ms);
+}
+
+Entry* Entry::CreateExternal(void* block, std::string_view key, const ExternalString& external,
+                             int64_t expire_at_ms) {
+  Entry* entry = Write(block, ValueType::kString, ObjectEncoding::kRawExternal, key,
+                       sizeof(external), sizeof(external), expire_at_ms);
+  entry->set_external_string(external);
+  return entry;
 }
 
 Entry* Entry::Write(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,

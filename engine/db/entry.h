@@ -19,6 +19,13 @@
 // next appends write in place and a string built by appends costs amortised O(1) per byte
 // instead of a copy of the whole value per append. Its value size is written as a 5-byte
 // (padded) varint, so that changing it never moves the key and value bytes.
+//
+// An external entry (encoding kRawExternal) is a raw string that lives outside its block: its
+// value bytes hold an ExternalString, the block the string was received in. A SET of a large
+// argument adopts the client's query-buffer block that the argument was read into, as Redis
+// makes the object of a big bulk from its query buffer (PROTO_MBULK_BIG_ARG), so a 512 MB value
+// is neither copied nor held twice. value() and the other value accessors see the string;
+// stored_value() sees the bytes in the block (what moving the entry to a new block copies).
 #pragma once
 
 #include <cstddef>
@@ -57,6 +64,19 @@ enum class ObjectEncoding : uint8_t {
   // A raw string with spare capacity after it (see the layout above). OBJECT ENCODING says "raw":
   // the spare is how Keel stores an appended-to string, not something Redis clients can see.
   kRawGrowable,
+  // A raw string kept in a block of its own (ExternalString, see the layout above). OBJECT
+  // ENCODING says "raw".
+  kRawExternal,
+};
+
+// Where an external string (kRawExternal) lives: `size` bytes at `offset` in `block`, a block of
+// `block_bytes` from the keyspace's MemoryAccountant (MemoryUse::kKeyspace) that the entry owns.
+// The bytes around the string are what else the block held (a query buffer's command header).
+struct ExternalString {
+  char* block;
+  size_t block_bytes;
+  size_t offset;
+  size_t size;
 };
 
 // The name OBJECT ENCODING replies with.
@@ -108,16 +128,29 @@ class Entry {
   // bytes and capacity >= value_size.
   static Entry* CreateGrowable(void* block, std::string_view key, size_t value_size,
                                size_t capacity, int64_t expire_at_ms);
+  // The same for an external string: `block` has BytesFor(key.size(), sizeof(ExternalString),
+  // ...) bytes, and the entry owns `external` from now on.
+  static Entry* CreateExternal(void* block, std::string_view key, const ExternalString& external,
+                               int64_t expire_at_ms);
 
   ValueType type() const { return static_cast<ValueType>(bytes_[0] & 0x07); }
   ObjectEncoding encoding() const { return static_cast<ObjectEncoding>((bytes_[0] >> 3) & 0x0f); }
   // Within the same layout: an entry never becomes growable or stops being one in place.
   void set_encoding(ObjectEncoding encoding) {
     KEEL_DASSERT((encoding == ObjectEncoding::kRawGrowable) == growable());
+    KEEL_DASSERT((encoding == ObjectEncoding::kRawExternal) == external());
     bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0x87) | (static_cast<int>(encoding) << 3));
   }
   bool has_expiry() const { return (bytes_[0] & 0x80) != 0; }
   bool growable() const { return encoding() == ObjectEncoding::kRawGrowable; }
+  bool external() const { return encoding() == ObjectEncoding::kRawExternal; }
+  // Whether a string is raw as Redis means it (OBJ_ENCODING_RAW), however Keel stores it: an edit
+  // in place keeps its access clock, where an int or embstr value is unshared first.
+  bool raw_string() const {
+    const ObjectEncoding encoding = this->encoding();
+    return encoding == ObjectEncoding::kRaw || encoding == ObjectEncoding::kRawGrowable ||
+           encoding == ObjectEncoding::kRawExternal;
+  }
   // Tests of WRONGTYPE paths plant a value of another type before that type has commands.
   void SetTypeForTesting(ValueType type) {
     bytes_[0] = static_cast<unsigned char>((bytes_[0] & 0xf8) | static_cast<int>(type));
@@ -141,25 +174,56 @@ class Entry {
   }
   std::string_view value() const {
     const Layout layout = Decode();
-    return {reinterpret_cast<const char*>(data()) + layout.key_offset + layout.key_size,
-            layout.value_size};
+    const char* bytes = reinterpret_cast<const char*>(data()) + layout.key_offset + layout.key_size;
+    if (external()) [[unlikely]] {
+      const ExternalString string = ReadExternal(bytes);
+      return {string.block + string.offset, string.size};
+    }
+    return {bytes, layout.value_size};
   }
   // The value bytes, writable, found with one decode of the layout (SET's in-place overwrite).
   std::span<char> mutable_value() {
     const Layout layout = Decode();
-    return {reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size,
-            layout.value_size};
+    char* bytes = reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size;
+    if (external()) [[unlikely]] {
+      const ExternalString string = ReadExternal(bytes);
+      return {string.block + string.offset, string.size};
+    }
+    return {bytes, layout.value_size};
   }
   char* value_data() { return mutable_value().data(); }
   size_t key_size() const { return Decode().key_size; }
-  size_t value_size() const { return Decode().value_size; }
+  size_t value_size() const { return external() ? external_string().size : Decode().value_size; }
   // The value bytes the block has room for: value_size() unless growable.
-  size_t value_capacity() const { return Decode().capacity; }
+  size_t value_capacity() const { return external() ? external_string().size : Decode().capacity; }
   // Changes the value size of a growable entry, within its capacity. The bytes are the caller's.
   void set_value_size(size_t value_size) {
     const Layout layout = Decode();
     KEEL_DASSERT(growable() && value_size <= layout.capacity);
     WritePaddedVarint(data() + kFixedBytes + VarintBytes(layout.key_size), value_size);
+  }
+  // The value bytes in the entry's own block: value() except for an external string, whose block
+  // holds its ExternalString. Moving an entry to a new block copies these.
+  std::string_view stored_value() const {
+    const Layout layout = Decode();
+    return {reinterpret_cast<const char*>(data()) + layout.key_offset + layout.key_size,
+            layout.value_size};
+  }
+  std::span<char> mutable_stored_value() {
+    const Layout layout = Decode();
+    return {reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size,
+            layout.value_size};
+  }
+  // Where an external string lives. REQUIRES: external().
+  ExternalString external_string() const {
+    KEEL_DASSERT(external());
+    return ReadExternal(stored_value().data());
+  }
+  // Makes an external entry own `string` (its block's previous ExternalString, if any, is the
+  // caller's to free). REQUIRES: external().
+  void set_external_string(const ExternalString& string) {
+    KEEL_DASSERT(external());
+    std::memcpy(mutable_stored_value().data(), &string, sizeof(string));
   }
 
   // The expiry (absolute Unix ms), or kNoExpiry.
@@ -192,6 +256,12 @@ class Entry {
   static constexpr size_t kFixedBytes = 4;
   static constexpr size_t kExpiryBytes = 12;
   static constexpr size_t kPaddedVarintBytes = 5;
+
+  static ExternalString ReadExternal(const char* bytes) {
+    ExternalString string;
+    std::memcpy(&string, bytes, sizeof(string));
+    return string;
+  }
 
   // Create and CreateGrowable: the header, the key, and for a growable entry its padded size and
   // capacity (`capacity` is ignored otherwise).

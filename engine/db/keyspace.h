@@ -208,6 +208,18 @@ class Keyspace {
     }
     return outcome;
   }
+  // Makes `key` hold the external string `external` (see Database::AdoptString).
+  Database::SetOutcome AdoptString(int db, std::string_view key, uint64_t hash,
+                                   const ExternalString& external, int64_t expire_at_ms,
+                                   KeyEvent event) {
+    BeforeChange(db, key, hash);
+    const Database::SetOutcome outcome =
+        mutable_database(db).AdoptString(key, hash, external, expire_at_ms);
+    if (outcome != Database::SetOutcome::kOutOfMemory) {
+      Changed(db, key, event, outcome == Database::SetOutcome::kInserted);
+    }
+    return outcome;
+  }
   // MSET's two phases (see Database::PrepareString): CommitPrepared is the write.
   Entry* PrepareString(int db, std::string_view key, std::string_view value, int64_t expire_at_ms,
                        ObjectEncoding encoding);

@@ -14,17 +14,33 @@
 namespace keel {
 namespace {
 
-// Strings: the value is the entry's own bytes.
-void StringDestroy(Entry& /*entry*/, MemoryAccountant& /*memory*/) {}
+// Strings: the value is the entry's own bytes, or for an external string the block it owns.
+void StringDestroy(Entry& entry, MemoryAccountant& memory) {
+  if (!entry.external()) return;
+  const ExternalString string = entry.external_string();
+  memory.Deallocate(string.block, string.block_bytes, MemoryUse::kKeyspace);
+}
 
-bool StringCopy(const Entry& from, Entry& to, MemoryAccountant& /*memory*/) {
+bool StringCopy(const Entry& from, Entry& to, MemoryAccountant& memory) {
   const std::string_view value = from.value();
+  if (from.external()) {
+    // A block of its own, holding just the string.
+    KEEL_DASSERT(to.external() && !value.empty());
+    auto* block = static_cast<char*>(memory.Allocate(value.size(), MemoryUse::kKeyspace));
+    if (block == nullptr) return false;
+    std::memcpy(block, value.data(), value.size());
+    const ExternalString copy{block, value.size(), 0, value.size()};
+    to.set_external_string(copy);
+    return true;
+  }
   KEEL_DASSERT(to.value_size() == value.size());
   if (!value.empty()) std::memcpy(to.value_data(), value.data(), value.size());
   return true;
 }
 
-size_t StringExternalBytes(const Entry& /*entry*/) { return 0; }
+size_t StringExternalBytes(const Entry& entry) {
+  return entry.external() ? entry.external_string().block_bytes : 0;
+}
 
 std::string_view StringEncodingName(const Entry& entry) {
   return ObjectEncodingName(entry.encoding());

@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#include "engine/base/limits.h"
 #include "engine/base/rng.h"
 #include "engine/db/keyspace.h"
 #include "engine/env/memory.h"
@@ -54,6 +55,16 @@ class CommandContext {
   bool skip_checksum_validation() const { return engine_.skip_checksum_validation(); }
   // Shows argument `index` as "(redacted)" in the slow log and to MONITOR clients.
   void Redact(size_t index) { engine_.RedactArgument(index); }
+
+  // A SET of a large argument: whether `arg` can stay in the block of the client's query buffer
+  // it arrived in, the block becoming the value (an external string, engine/db/entry.h), and if
+  // so where it is. Only an argument of the command the server is running from its query buffer
+  // (never one a script or transaction passes), in a block that holds little else, qualifies.
+  bool ArgumentBlock(std::string_view arg, ExternalString* external) const {
+    return arg.size() >= limits::kBigBulkBytes && client.query().CanGive(arg, external);
+  }
+  // The value now owns the block ArgumentBlock described.
+  void AdoptedArgumentBlock() { client.query().Give(); }
 
   // --- Propagation of this command (docs/DESIGN.md section 6) ---------------------------
   // Whether anything records what is propagated (an AOF, a replica, a test): a handler may

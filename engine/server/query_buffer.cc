@@ -1,8 +1,12 @@
 #include "engine/server/query_buffer.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace keel {
 
 bool QueryBuffer::Reserve(size_t room) {
+  KEEL_DASSERT(data_ != nullptr || begin_ == end_);  // not between Give and the command's end
   if (capacity_ - end_ >= room) return true;
   const size_t needed = end_ - begin_ + room;
   // Doubling bounds the bytes copied by all the growths of one command by its size.
@@ -10,6 +14,7 @@ bool QueryBuffer::Reserve(size_t room) {
 }
 
 bool QueryBuffer::ReserveExact(size_t room) {
+  KEEL_DASSERT(data_ != nullptr || begin_ == end_);
   if (capacity_ - end_ >= room) return true;
   return Grow(room, end_ - begin_ + room);
 }
@@ -50,6 +55,7 @@ bool QueryBuffer::Assign(const char* bytes, size_t size) {
 }
 
 bool QueryBuffer::Prepend(const char* bytes, size_t size) {
+  KEEL_DASSERT(data_ != nullptr || begin_ == end_);
   if (size == 0) return true;
   if (begin_ >= size) {
     begin_ -= size;
@@ -71,6 +77,28 @@ bool QueryBuffer::Prepend(const char* bytes, size_t size) {
   begin_ = 0;
   end_ = size + unread;
   return true;
+}
+
+bool QueryBuffer::CanGive(std::string_view arg, ExternalString* external) const {
+  if (!offered_ || data_ == nullptr) return false;
+  // Compared as addresses (not pointer order, which is unspecified across blocks).
+  const auto first = reinterpret_cast<uintptr_t>(data_ + begin_);
+  const auto last = reinterpret_cast<uintptr_t>(data_ + end_);
+  const auto at = reinterpret_cast<uintptr_t>(arg.data());
+  if (at < first || at > last || arg.size() > last - at) return false;
+  if (capacity_ - arg.size() > std::max(kGiveSlackBytes, arg.size() / 16)) return false;
+  *external =
+      ExternalString{data_, capacity_, static_cast<size_t>(at - first) + begin_, arg.size()};
+  return true;
+}
+
+void QueryBuffer::Give() {
+  KEEL_ASSERT(offered_ && data_ != nullptr);
+  memory_.NoteUsed(MemoryUse::kQueryBuffers, -static_cast<int64_t>(capacity_));
+  memory_.NoteUsed(MemoryUse::kKeyspace, static_cast<int64_t>(capacity_));
+  data_ = nullptr;
+  capacity_ = 0;
+  offered_ = false;
 }
 
 void QueryBuffer::Release() {

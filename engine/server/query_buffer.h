@@ -10,7 +10,9 @@
 
 #include <cstddef>
 #include <cstring>
+#include <string_view>
 
+#include "engine/db/entry.h"
 #include "engine/env/memory.h"
 
 namespace keel {
@@ -41,6 +43,8 @@ class QueryBuffer {
   void Produced(size_t bytes) { end_ += bytes; }
   void Consume(size_t bytes) {
     begin_ += bytes;
+    KEEL_DASSERT(begin_ <= end_);
+    KEEL_DASSERT(data_ != nullptr || begin_ == end_);  // a given block's bytes are all consumed
     if (begin_ == end_) begin_ = end_ = 0;
   }
   // Replaces the content with `bytes` (a partial command moved out of the shared buffer).
@@ -48,6 +52,20 @@ class QueryBuffer {
   // Puts `bytes` (not from this buffer) before the unread bytes: a command held by CLIENT PAUSE.
   // Returns false when memory is refused; nothing changes then.
   bool Prepend(const char* bytes, size_t size);
+  // Lending the block to a command (Server::ProcessCommands, for a command that ends where the
+  // unread bytes end): while offered, a SET may keep a large argument where it is, the block
+  // becoming its value, instead of copying it (engine/db/entry.h's external strings).
+  void Offer() { offered_ = true; }
+  void Withdraw() { offered_ = false; }
+  // Whether the offered block holds `arg` and little else (the command's other arguments and
+  // headers: at most kGiveSlackBytes or a sixteenth of the argument), and if so where.
+  bool CanGive(std::string_view arg, ExternalString* external) const;
+  // Hands the block CanGive described over to the keyspace (its bytes count as MemoryUse::kKeyspace
+  // from now on) and forgets it. Its bytes stay where they are, owned by the value, and still
+  // count as unread until the server consumes the command.
+  void Give();
+  static constexpr size_t kGiveSlackBytes = 16 * 1024;
+
   // Frees the memory when nothing is unread (cron calls it for idle clients).
   void ReleaseIfEmpty() {
     if (empty()) Release();
@@ -70,6 +88,7 @@ class QueryBuffer {
   size_t end_ = 0;
   uint64_t copied_bytes_ = 0;
   uint64_t allocations_ = 0;
+  bool offered_ = false;
 };
 
 }  // namespace keel

@@ -241,5 +241,40 @@ RC_GTEST_PROP(QueryBufferProperty, BehavesLikeAString, ()) {
   RC_ASSERT(memory.live_blocks() == 0u);
 }
 
+TEST_F(QueryBufferTest, GivesOnlyAnOfferedBlockThatHoldsTheArgumentAndLittleElse) {
+  const std::string header = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\n";
+  const std::string value(100000, 'v');
+  ASSERT_TRUE(query_->ReserveExact(header.size() + value.size() + 2));
+  Produce(*query_, header + value + "\r\n");
+  const std::string_view arg(query_->unread() + header.size(), value.size());
+  ExternalString external{};
+  EXPECT_FALSE(query_->CanGive(arg, &external));  // not offered
+  query_->Offer();
+  EXPECT_FALSE(query_->CanGive(std::string_view(value), &external));  // not in the block
+  // Reaching past the unread bytes.
+  EXPECT_FALSE(query_->CanGive(std::string_view(arg.data() + 3, arg.size()), &external));
+  ASSERT_TRUE(query_->CanGive(arg, &external));
+  EXPECT_EQ(external.block + external.offset, arg.data());
+  EXPECT_EQ(external.size, value.size());
+  EXPECT_EQ(external.block_bytes, query_->capacity());
+  // A small part of the block is not worth it: the rest would be held for nothing.
+  EXPECT_FALSE(query_->CanGive(arg.substr(0, 1000), &external));
+  query_->Withdraw();
+  EXPECT_FALSE(query_->CanGive(arg, &external));
+
+  query_->Offer();
+  ASSERT_TRUE(query_->CanGive(arg, &external));
+  const size_t block_bytes = query_->capacity();
+  query_->Give();
+  EXPECT_EQ(accountant_.used_bytes(MemoryUse::kQueryBuffers), 0u);
+  EXPECT_EQ(accountant_.used_bytes(MemoryUse::kKeyspace), block_bytes);
+  EXPECT_EQ(query_->capacity(), 0u);
+  // The command is consumed as usual; the bytes stay where they are, the keyspace's now.
+  query_->Consume(header.size() + value.size() + 2);
+  EXPECT_TRUE(query_->empty());
+  EXPECT_EQ(std::string_view(external.block + external.offset, external.size), value);
+  accountant_.Deallocate(external.block, external.block_bytes, MemoryUse::kKeyspace);
+}
+
 }  // namespace
 }  // namespace keel

@@ -345,22 +345,27 @@ void Server::OnReadable(Client* client) {
     // arguments arrives (linear cost, however many reads it takes); a large bulk whose size the
     // parser knows is read straight into a block of the command's final size, as Redis reads
     // bulks of PROTO_MBULK_BIG_ARG bytes and more, and the reads then stop exactly at its end.
+    // The block keeps kBigBulkTailBytes after the bulk, where the short arguments that may follow
+    // it are read without growing it (a SET can then keep the block as its value).
     const size_t unread = query.unread_size();
     const size_t wanted = client->parser().bytes_wanted();
     bool reserved = false;
+    size_t read_max = SIZE_MAX;
     if (wanted >= unread + limits::kBigBulkBytes) {
-      room = wanted - unread;
-      reserved = query.ReserveExact(room);
+      read_max = wanted - unread;
+      reserved = query.ReserveExact(read_max + limits::kBigBulkTailBytes);
+    } else if (query.capacity() >= limits::kBigBulkBytes &&
+               query.tail_room() >= limits::kBigBulkTailBytes) {
+      reserved = true;  // the tail of a large bulk's block
     } else {
-      room = limits::kReadChunkBytes;
-      reserved = query.Reserve(room);
+      reserved = query.Reserve(limits::kReadChunkBytes);
     }
     if (!reserved) {
       Close(client, "out of memory for its query buffer");
       return;
     }
     target = query.tail();
-    room = query.tail_room();
+    room = std::min(query.tail_room(), read_max);
   }
   const IoResult result = network_.Read(client->conn(), target, room);
   switch (result.code) {
@@ -456,7 +461,14 @@ size_t Server::ProcessCommands(Client* client, char* data, size_t size) {
       break;
     }
     if (result == ParseResult::kCommand) {
+      // A large command that the query buffer holds to its last byte may give a SET its block
+      // (QueryBuffer::Offer): nothing after the command is read from the block once given.
+      QueryBuffer& query = client->query();
+      const bool lends = consumed >= limits::kBigBulkBytes && position + consumed == size &&
+                         data == query.unread();
+      if (lends) query.Offer();
       const ExecuteResult executed = engine_.Execute(*client, client->parser().args());
+      if (lends) query.Withdraw();
       if (executed == ExecuteResult::kBlocked) {
         // The engine keeps the command; what the client sends after it waits for its reply.
         position += consumed;

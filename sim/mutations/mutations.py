@@ -125,8 +125,8 @@ MUTATIONS = [
         "name": "refused-set-replies-ok",
         "why": "a SET whose memory was refused replies OK although nothing was stored",
         "file": "engine/commands/cmd_string.cc",
-        "find": '  if (keyspace.SetString(db, key, hash, value, expire_at_ms, StringEncodingFor(value),\n                         events::kSet) == Database::SetOutcome::kOutOfMemory) {\n    context.reply.Error(errors::kOom);\n    return;\n  }\n  AnnounceExpiry(',
-        "replace": '  if (keyspace.SetString(db, key, hash, value, expire_at_ms, StringEncodingFor(value),\n                         events::kSet) == Database::SetOutcome::kOutOfMemory) {\n    context.reply.Ok();\n    return;\n  }\n  AnnounceExpiry(',
+        "find": '  if (StoreValueArgument(context, key, hash, value, expire_at_ms) ==\n      Database::SetOutcome::kOutOfMemory) {\n    context.reply.Error(errors::kOom);\n    return;\n  }\n  AnnounceExpiry(',
+        "replace": '  if (StoreValueArgument(context, key, hash, value, expire_at_ms) ==\n      Database::SetOutcome::kOutOfMemory) {\n    context.reply.Ok();\n    return;\n  }\n  AnnounceExpiry(',
     },
     {
         "name": "maxmemory-refuses-every-command",

@@ -30,6 +30,7 @@ std::string_view EncodingOf(const Entry& entry) {
       return model::EncodingName(model::Encoding::kEmbstr);
     case ObjectEncoding::kRaw:
     case ObjectEncoding::kRawGrowable:
+    case ObjectEncoding::kRawExternal:
       return model::EncodingName(model::Encoding::kRaw);
     default:
       return "?";
