@@ -202,7 +202,6 @@ void RunWithWrites(CommandContext& context, const std::vector<FieldOp>& ops) {
     return;
   }
   const size_t old_size = entry->value_size();
-  const bool was_raw = entry->raw_string();
   entry = keyspace.GrowString(db, entry, hash, std::max<size_t>(size, entry->value_size()));
   if (entry == nullptr) {
     context.reply.Error(errors::kOom);
@@ -215,10 +214,8 @@ void RunWithWrites(CommandContext& context, const std::vector<FieldOp>& ops) {
     // Grown, but nothing written: Redis neither counts nor announces it (so a replica keeps the
     // shorter string); Keel counts one change, announced to no one, so that it is propagated.
     keyspace.KeyChanged(db, key, events::kNone, 1);
-  } else if (!was_raw) {
-    // Only made raw: Keel touches the key (WATCH sees the encoding change, as the model does).
-    keyspace.KeyChanged(db, key, events::kNone, 0);
   }
+  // Otherwise at most made raw, which signals no modified key in Redis (dbUnshareStringValue).
   ReplyWith(context, replies);
 }
 

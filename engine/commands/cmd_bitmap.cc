@@ -94,11 +94,9 @@ void CmdSetbit(CommandContext& context) {
     target =
         on ? static_cast<unsigned char>(target | mask) : static_cast<unsigned char>(target & ~mask);
     keyspace.KeyChanged(db, key, events::kSetbit);
-  } else if (!was_raw) {
-    // Unchanged, but the value was made raw: Keel touches the key (WATCH sees the encoding
-    // change, as the model does), where Redis 7.0 does not; nothing is counted or announced.
-    keyspace.KeyChanged(db, key, events::kNone, 0);
   }
+  // Otherwise at most made raw, which Redis's dbUnshareStringValue does without signalling a
+  // modified key: no WATCH breaks, nothing is counted or announced.
   context.reply.Integer(old_bit ? 1 : 0);
 }
 

@@ -39,19 +39,14 @@ size_t SparseBytesMax(CommandContext& context) {
   return static_cast<size_t>(context.config().hll_sparse_max_bytes);
 }
 
-// Redis's dbUnshareStringValue before an edit: the value becomes raw where it is. Keel touches
-// the key when that changed its encoding (WATCH sees a changed value, as the model does);
-// nothing is counted. Returns the entry, or nullptr after the OOM error.
+// Redis's dbUnshareStringValue before an edit: the value becomes raw where it is, which
+// signals no modified key (no WATCH breaks) and counts nothing. Returns the entry, or nullptr
+// after the OOM error.
 Entry* Unshare(CommandContext& context, Entry* entry, uint64_t hash) {
-  const bool was_raw = entry->raw_string();
-  if (was_raw) return entry;  // already private and raw: nothing to do
+  if (entry->raw_string()) return entry;  // already private and raw: nothing to do
   Entry* unshared =
       context.keyspace.GrowString(context.db_index(), entry, hash, entry->value_size());
-  if (unshared == nullptr) {
-    context.reply.Error(errors::kOom);
-    return nullptr;
-  }
-  if (!was_raw) context.keyspace.KeyChanged(context.db_index(), unshared->key(), events::kNone, 0);
+  if (unshared == nullptr) context.reply.Error(errors::kOom);
   return unshared;
 }
 
@@ -278,8 +273,9 @@ void CmdPfmerge(CommandContext& context) {
   context.reply.Ok();
 }
 
-// PFDEBUG GETREG|DECODE|ENCODING|TODENSE key. GETREG and TODENSE make a sparse value dense
-// (one change, so that replicas convert too).
+// PFDEBUG GETREG|DECODE|ENCODING|TODENSE key. GETREG and TODENSE make a sparse value dense (one
+// change, so that replicas convert too). Redis's pfdebugCommand signals no modified key for it;
+// Keel does, so that a client-side cache of the value's bytes is invalidated (a WATCH breaks).
 void CmdPfdebug(CommandContext& context) {
   Keyspace& keyspace = context.keyspace;
   const int db = context.db_index();

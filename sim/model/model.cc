@@ -57,6 +57,8 @@ void Call::Store(const std::string& key, Value value) {
   if (model.watching()) model.MarkWritten(session.db, key);
 }
 
+void Call::Replace(const std::string& key, Value value) { db()[key] = std::move(value); }
+
 bool Call::shared_integers() const { return model.shared_integers(); }
 
 Model::Model(int databases) : databases_(static_cast<size_t>(databases)) {
@@ -197,8 +199,8 @@ bool SameContent(const Value& before, const Value& after) {
 }
 
 // Whether two values hold the same data, whatever their encodings and sharing: what a keyspace
-// event announces. Redis announces no change of encoding alone (SETBIT of an unchanged bit of an
-// int string, which Keel and the model count as a touch for WATCH).
+// event announces and WATCH sees. Redis announces no change of encoding alone (SETBIT of an
+// unchanged bit of an int string) and signals no modified key for it.
 bool SameData(const Value& before, const Value& after) {
   Value recoded = before;
   recoded.encoding = after.encoding;
@@ -239,14 +241,16 @@ Expected Model::Run(Session& session, const Command& command, std::span<const st
       if (new_table.find(key) == new_table.end()) changed.push_back(key);
     }
     for (const std::string& key : changed) {
-      if (touch) TouchKey(i, key, context.now_ms);
-      if (!notified) continue;
       auto old = old_table.find(key);
       auto now = new_table.find(key);
+      // A change of encoding or sharing alone (a value made raw before an edit that changed no
+      // byte) breaks no WATCH and is announced to no one; a write of the same data is in written_.
+      const bool same_data =
+          old != old_table.end() && now != new_table.end() && SameData(old->second, now->second);
+      if (touch && !same_data) TouchKey(i, key, context.now_ms);
+      if (!notified) continue;
       if (old != old_table.end() && IsExpired(old->second, context.now_ms)) continue;
-      if (old != old_table.end() && now != new_table.end() && SameData(old->second, now->second)) {
-        continue;
-      }
+      if (same_data) continue;
       if (std::find(unannounced_.begin(), unannounced_.end(), std::make_pair(i, key)) !=
           unannounced_.end()) {
         continue;

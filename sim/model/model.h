@@ -179,6 +179,9 @@ struct Call {
   Value* Lookup(std::string_view key);
   // Stores `value` at `key` in the session's database.
   void Store(const std::string& key, Value value);
+  // Puts `value`, the same data in another encoding, at `key`: no write (Redis's
+  // dbUnshareStringValue, which breaks no WATCH).
+  void Replace(const std::string& key, Value value);
   bool shared_integers() const;
 };
 

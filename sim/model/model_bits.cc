@@ -53,11 +53,15 @@ bool StringAt(Call& call, const std::string& key, Value** value, Expected* error
 }
 
 // Stores `bytes` at `key` as an edited (raw) string, keeping the expiry of `old`. An edit that
-// changes nothing (not even the encoding) is no write: Redis does not touch the key then.
+// changes no byte is no write: Redis does not touch the key then, although it made the value
+// raw (dbUnshareStringValue).
 void StoreEdited(Call& call, const std::string& key, const Value* old, std::string bytes) {
   const int64_t expire_at_ms = old != nullptr ? old->expire_at_ms : kNoExpiry;
   Value edited = EditedString(std::move(bytes), expire_at_ms);
-  if (old != nullptr && *old == edited) return;
+  if (old != nullptr && old->string == edited.string) {
+    call.Replace(key, std::move(edited));
+    return;
+  }
   call.Store(key, std::move(edited));
 }
 

@@ -306,11 +306,14 @@ bool HllAt(Call& call, const std::string& key, Value** value, Hll* hll, Expected
   return true;
 }
 
-// Stores the HyperLogLog at `key` (raw, with the expiry of `old`); no write when nothing, not
-// even the encoding, changed (Redis does not touch the key then).
+// Stores the HyperLogLog at `key` (raw, with the expiry of `old`); no write when no byte changed
+// (Redis does not touch the key then, although it made the value raw).
 void Save(Call& call, const std::string& key, const Value* old, const Hll& hll) {
   Value saved = EditedString(Encode(hll), old != nullptr ? old->expire_at_ms : kNoExpiry);
-  if (old != nullptr && *old == saved) return;
+  if (old != nullptr && old->string == saved.string) {
+    call.Replace(key, std::move(saved));
+    return;
+  }
   call.Store(key, std::move(saved));
 }
 
