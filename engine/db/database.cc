@@ -208,12 +208,10 @@ Database::SetOutcome Database::AdoptString(std::string_view key, uint64_t hash,
                                            const ExternalString& external, int64_t expire_at_ms) {
   KEEL_DASSERT(hash == Hash(key));
   Entry* old = Find(key, hash);
-  const size_t bytes =
-      Entry::BytesFor(key.size(), sizeof(ExternalString), expire_at_ms != kNoExpiry);
-  void* block = slab_.Allocate(bytes);
-  if (block == nullptr) return SetOutcome::kOutOfMemory;
-  Entry* entry = Entry::CreateExternal(block, key, external, expire_at_ms);
-  entry->set_access_clock(clock_.Initial());
+  Entry* entry = NewEntry(ValueType::kString, ObjectEncoding::kRawExternal, key,
+                          sizeof(ExternalString), expire_at_ms);
+  if (entry == nullptr) return SetOutcome::kOutOfMemory;
+  entry->set_external_string(external);
   const SetOutcome outcome = Place(old, hash, entry);
   // The string is not ours until placed: free the block only.
   if (outcome == SetOutcome::kOutOfMemory) FreeEntry(entry);

@@ -62,14 +62,6 @@ Entry* Entry::CreateGrowable(void* block, std::string_view key, size_t value_siz
                expire_at_ms);
 }
 
-Entry* Entry::CreateExternal(void* block, std::string_view key, const ExternalString& external,
-                             int64_t expire_at_ms) {
-  Entry* entry = Write(block, ValueType::kString, ObjectEncoding::kRawExternal, key,
-                       sizeof(external), sizeof(external), expire_at_ms);
-  entry->set_external_string(external);
-  return entry;
-}
-
 Entry* Entry::Write(void* block, ValueType type, ObjectEncoding encoding, std::string_view key,
                     size_t value_size, size_t capacity, int64_t expire_at_ms) {
   auto* entry = static_cast<Entry*>(block);

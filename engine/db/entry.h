@@ -128,10 +128,6 @@ class Entry {
   // bytes and capacity >= value_size.
   static Entry* CreateGrowable(void* block, std::string_view key, size_t value_size,
                                size_t capacity, int64_t expire_at_ms);
-  // The same for an external string: `block` has BytesFor(key.size(), sizeof(ExternalString),
-  // ...) bytes, and the entry owns `external` from now on.
-  static Entry* CreateExternal(void* block, std::string_view key, const ExternalString& external,
-                               int64_t expire_at_ms);
 
   ValueType type() const { return static_cast<ValueType>(bytes_[0] & 0x07); }
   ObjectEncoding encoding() const { return static_cast<ObjectEncoding>((bytes_[0] >> 3) & 0x0f); }
@@ -173,23 +169,21 @@ class Entry {
     return {reinterpret_cast<const char*>(data()) + layout.key_offset, layout.key_size};
   }
   std::string_view value() const {
-    const Layout layout = Decode();
-    const char* bytes = reinterpret_cast<const char*>(data()) + layout.key_offset + layout.key_size;
+    const std::string_view bytes = stored_value();
     if (external()) [[unlikely]] {
-      const ExternalString string = ReadExternal(bytes);
+      const ExternalString string = ReadExternal(bytes.data());
       return {string.block + string.offset, string.size};
     }
-    return {bytes, layout.value_size};
+    return bytes;
   }
   // The value bytes, writable, found with one decode of the layout (SET's in-place overwrite).
   std::span<char> mutable_value() {
-    const Layout layout = Decode();
-    char* bytes = reinterpret_cast<char*>(data()) + layout.key_offset + layout.key_size;
+    const std::span<char> bytes = mutable_stored_value();
     if (external()) [[unlikely]] {
-      const ExternalString string = ReadExternal(bytes);
+      const ExternalString string = ReadExternal(bytes.data());
       return {string.block + string.offset, string.size};
     }
-    return {bytes, layout.value_size};
+    return bytes;
   }
   char* value_data() { return mutable_value().data(); }
   size_t key_size() const { return Decode().key_size; }
