@@ -159,7 +159,10 @@ Database::SetOutcome Database::Place(Entry* old, uint64_t hash, Entry* entry) {
 
 bool Database::Insert(Entry* entry, uint64_t hash) {
   if (!main_->allocated() && !main_->Allocate()) return false;
-  MaybeStartResize();
+  // An insert only grows the table: a table just reserved (an RDB's RESIZEDB) is nearly empty
+  // while its keys arrive, and shrinking it would start a migration into a table too small to
+  // finish before it fills.
+  MaybeStartResize(/*may_shrink=*/false);
   if (next_ != nullptr) ResizeStep(kResizeSlotsPerWrite);
   if (TableFor(hash).Insert(entry, hash, HashWithSeed, &hash_seed_)) return true;
   // A run reached the end of the overflow area (a degenerate case at high load): finish any
@@ -371,7 +374,7 @@ bool Database::Erase(std::string_view key, uint64_t hash, EraseMode mode) {
   if (next_ != nullptr) {
     ResizeStep(kResizeSlotsPerWrite);
   } else {
-    MaybeStartResize();
+    MaybeStartResize(/*may_shrink=*/true);
   }
   return true;
 }
@@ -434,14 +437,14 @@ void Database::Clear() {
   hash_seed_ = NextHashSeed(hash_seed_);
 }
 
-void Database::MaybeStartResize() {
+void Database::MaybeStartResize(bool may_shrink) {
   if (next_ != nullptr) return;
   const size_t homes = main_->home_slots();
   const size_t keys = main_->size();
   size_t target = 0;
   if ((keys + 1) * 1000 > homes * kLoadMaxPercent) {
     target = homes * kGrowthPercent / 100 + 1;
-  } else if (homes > kInitialHomeSlots && keys * 1000 < homes * kLoadMinPerMille) {
+  } else if (may_shrink && homes > kInitialHomeSlots && keys * 1000 < homes * kLoadMinPerMille) {
     target = keys * 2 > kInitialHomeSlots ? keys * 2 : kInitialHomeSlots;
   }
   if (target == 0) return;
@@ -479,6 +482,23 @@ bool Database::ResizeStep(size_t slots) {
     return false;
   }
   return true;
+}
+
+void Database::Reserve(size_t keys) {
+  // Homes for `keys` at a load of 0.8, inside the band the growth rule keeps (0.7 to 0.875).
+  const size_t homes = keys / 4 * 5 + kInitialHomeSlots;
+  if (homes <= main_->home_slots() || (next_ != nullptr && homes <= next_->home_slots())) return;
+  auto table = std::make_unique<KeyTable>(memory_, homes);
+  if (!table->Allocate()) return;
+  FinishResize();
+  if (main_->size() == 0) {
+    main_ = std::move(table);
+    return;
+  }
+  next_ = std::move(table);
+  boundary_ = 0;
+  migrated_slot_ = 0;
+  FinishResize();
 }
 
 void Database::FinishResize() {

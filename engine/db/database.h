@@ -176,6 +176,11 @@ class Database {
   template <typename Visit>
   void ForEach(Visit&& visit) const;
 
+  // Makes room for `keys` keys at once (Redis's dictExpand on an RDB's RESIZEDB), so that a
+  // load does not grow the table step by step, moving every key again at each step. Only grows;
+  // a refused allocation leaves the table as it was (the inserts grow it as usual).
+  void Reserve(size_t keys);
+
   // Moves up to `slots` slots of a running resize (cron calls it; inserts and deletes call it
   // with a small budget). Returns whether a resize is still running.
   bool ResizeStep(size_t slots);
@@ -215,7 +220,7 @@ class Database {
   // Inserts a new entry or replaces `key`'s, as SetString and SetObject end.
   SetOutcome Place(Entry* old, uint64_t hash, Entry* entry);
   bool Insert(Entry* entry, uint64_t hash);
-  void MaybeStartResize();
+  void MaybeStartResize(bool may_shrink);
   void FinishResize();
   template <typename Visit>
   static void VisitRange(const KeyTable& table, uint64_t low, uint64_t high, bool high_is_end,

@@ -73,6 +73,42 @@ TEST(DatabaseTest, LoadStaysBetweenTheGrowthBounds) {
   EXPECT_GT(resizes_seen, 0u);
 }
 
+// An RDB's RESIZEDB: the table takes its size at once, so loading moves no key again; keys
+// already there move into it; a refused allocation leaves the table as it was.
+TEST(DatabaseTest, ReserveMakesRoomForAllTheKeysAtOnce) {
+  DatabaseHarness h;
+  h.db_.Reserve(50000);
+  EXPECT_FALSE(h.db_.resizing());
+  const size_t reserved_bytes = h.db_.table_bytes();
+  EXPECT_GE(reserved_bytes, 50000u * 8);
+  for (int i = 0; i < 50000; i++) {
+    ASSERT_EQ(h.db_.SetString(Key(i), "x", kNoExpiry), Database::SetOutcome::kInserted);
+    ASSERT_FALSE(h.db_.resizing()) << i;
+  }
+  EXPECT_EQ(h.db_.table_bytes(), reserved_bytes);
+  EXPECT_TRUE(h.db_.CheckInvariants());
+  // Smaller than the table: nothing to do.
+  h.db_.Reserve(1000);
+  EXPECT_EQ(h.db_.table_bytes(), reserved_bytes);
+
+  DatabaseHarness filled;
+  for (int i = 0; i < 3000; i++) filled.db_.SetString(Key(i), "x", kNoExpiry);
+  filled.db_.Reserve(100000);
+  EXPECT_FALSE(filled.db_.resizing());
+  EXPECT_GE(filled.db_.table_bytes(), 100000u * 8);
+  EXPECT_TRUE(filled.db_.CheckInvariants());
+  for (int i = 0; i < 3000; i++) ASSERT_NE(filled.db_.Find(Key(i)), nullptr) << i;
+
+  DatabaseHarness refused;
+  for (int i = 0; i < 100; i++) refused.db_.SetString(Key(i), "x", kNoExpiry);
+  const size_t bytes_before = refused.db_.table_bytes();
+  refused.env_.sim_memory().set_limit_bytes(refused.env_.sim_memory().used_bytes());
+  refused.db_.Reserve(1000000);
+  EXPECT_EQ(refused.db_.table_bytes(), bytes_before);
+  EXPECT_TRUE(refused.db_.CheckInvariants());
+  for (int i = 0; i < 100; i++) ASSERT_NE(refused.db_.Find(Key(i)), nullptr) << i;
+}
+
 // DEBUG RELOAD of an RDB this process saved (or a SCAN-and-DUMP restored after FLUSHALL) inserts
 // keys in the order of the table, which is hash order. Under the same seed, every key of a growing
 // table then lands in one run and each insert walks it (100,000 keys took minutes); an emptied

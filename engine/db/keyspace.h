@@ -101,6 +101,8 @@ class Keyspace {
   int database_count() const { return static_cast<int>(databases_.size()); }
   const Database& database(int db) const { return *databases_[Index(db)]; }
   uint64_t Hash(int db, std::string_view key) const { return database(db).Hash(key); }
+  // Room for `keys` keys in database `db` (Database::Reserve): an RDB's RESIZEDB.
+  void Reserve(int db, size_t keys) { mutable_database(db).Reserve(keys); }
   SlabAllocator& slab() { return slab_; }
   const AccessClock& access_clock() const { return access_clock_; }
   KeyspaceStats& stats() { return stats_; }

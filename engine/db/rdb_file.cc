@@ -1,5 +1,6 @@
 #include "engine/db/rdb_file.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/base/crc64.h"
@@ -348,6 +349,10 @@ bool Loader::Run() {
       case rdb::kOpResizeDb: {
         uint64_t volatile_keys = 0;
         if (!reader_.ReadLength(&value) || !reader_.ReadLength(&volatile_keys)) return Corrupt();
+        // Every key takes at least 3 bytes of the file (type, key length, value), so a hint
+        // beyond that is a corrupt or hostile file's, and is not believed.
+        keyspace_.Reserve(db_,
+                          static_cast<size_t>(std::min<uint64_t>(value, reader_.remaining() / 3)));
         continue;
       }
       case rdb::kOpSlotInfo: {

@@ -192,6 +192,40 @@ TEST_F(RdbFileTest, ExpiredKeysAreDroppedAndDuplicatesRefused) {
   EXPECT_EQ(Keys(), 0u);
 }
 
+// RESIZEDB sizes the table before the keys come (Redis's dictExpand), but a file cannot claim
+// more keys than its bytes could hold: a hint of 2^40 keys in a 40-byte file reserves next to
+// nothing (believed, it would ask for 10 TB).
+TEST_F(RdbFileTest, ResizeDbSizesTheTableWithinWhatTheFileCanHold) {
+  auto file = [](std::string_view keys_hint) {
+    std::string bytes = "REDIS0010";
+    bytes += "\xfe";
+    bytes += '\0';
+    bytes += "\xfb";
+    bytes += keys_hint;
+    bytes += '\0';  // volatile keys
+    bytes += std::string("\0\x02k1\x01v", 6);
+    bytes += std::string("\0\x02k2\x01v", 6);
+    return bytes + "\xff" + std::string(8, '\0');
+  };
+  const size_t empty_table_bytes = engine_->database(0).table_bytes();
+  RdbLoadResult result = Load(file(std::string("\x81\0\0\x01\0\0\0\0\0", 9)));  // 2^40
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.keys_loaded, 2u);
+  EXPECT_LT(engine_->database(0).table_bytes(), empty_table_bytes + 4096);
+  engine_->keyspace().FlushAll();
+
+  // A true hint: a file of 20,000 keys that Keel wrote loads into a table of their size at once.
+  for (int i = 0; i < 20000; i++) Run({"set", "key:" + std::to_string(i), "v"});
+  const std::string written = WriteRdb(engine_->keyspace(), RdbWriteOptions{});
+  engine_->keyspace().FlushAll();
+  result = Load(written);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.keys_loaded, 20000u);
+  EXPECT_FALSE(engine_->database(0).resizing());
+  EXPECT_GE(engine_->database(0).table_bytes(), 20000u * 8);
+  EXPECT_TRUE(engine_->database(0).CheckInvariants());
+}
+
 TEST_F(RdbFileTest, FunctionLibrariesAreReadInFileOrderAndWrittenBeforeTheKeys) {
   const std::string bytes = ReadSourceFile("corpus/functions/redis_7_0_two_libraries.rdb");
   ASSERT_FALSE(bytes.empty());
