@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "engine/base/rng.h"
@@ -162,7 +163,8 @@ class Database {
   size_t expires_count() const { return volatile_.size(); }
 
   // SCAN: visits entries whose hash is at or after `cursor` for about `count` slots and returns
-  // the cursor to continue from (0 once everything was visited). A key present for the whole
+  // the cursor to continue from (0 once everything was visited). `visit` takes the entry, or the
+  // entry and its hash. A key present for the whole
   // scan is visited at least once whatever resizes happen in between; the cursor is a position in
   // hash space, not in a table.
   template <typename Visit>
@@ -256,7 +258,13 @@ void Database::VisitRange(const KeyTable& table, uint64_t low, uint64_t high, bo
       high_is_end ? table.slot_count() : table.NextBoundary(HomeSlot(high, table.home_slots()) + 1);
   table.VisitSlots(begin, end, [&](Entry& entry) {
     const uint64_t hash = HashWithSeed(&seed, entry.key());
-    if (hash >= low && (high_is_end || hash < high)) visit(entry);
+    if (hash < low || (!high_is_end && hash >= high)) return;
+    // A visitor that takes the hash gets it (the snapshot's walk), rather than hashing again.
+    if constexpr (std::is_invocable_v<Visit&, Entry&, uint64_t>) {
+      visit(entry, hash);
+    } else {
+      visit(entry);
+    }
   });
 }
 

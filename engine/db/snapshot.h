@@ -62,7 +62,18 @@ class Snapshot final : public KeyspaceObserver {
     bool walked = false;
     // Keys at or after the cursor that were saved (or found absent) before a change, by hash.
     std::multimap<uint64_t, std::string> ahead;
+    // A filter of their hashes: one bit per range of hash space (the hash's top bits), set
+    // for each key saved ahead. The walk asks about every key it meets, and under writes `ahead`
+    // holds hundreds of thousands, so the common answer (not ahead) must not walk a tree: a key
+    // whose bit is clear is not ahead, and only one whose bit is set is looked up in `ahead`.
+    // Sized once, at about two bits per key the database had when the snapshot began, so it
+    // never rehashes (a hash set of them would, all at once); bits are never cleared,
+    // since the walk never asks about a hash it has passed.
+    std::vector<uint64_t> ahead_filter;
+    int filter_shift = 64;
   };
+  static void MarkAhead(Part& part, uint64_t hash);
+  static bool MaybeAhead(const Part& part, uint64_t hash);
   Part* PartFor(const Database& db);
   static bool IsAhead(const Part& part, std::string_view key, uint64_t hash);
 

@@ -10,15 +10,13 @@
 #include "engine/server/aof_reader.h"
 #include "engine/server/client.h"
 #include "engine/server/engine.h"
+#include "engine/server/snapshot_pace.h"
 
 namespace keel {
 namespace {
 
 // The AOF's sync tokens carry this bit, so that they never meet Persistence's.
 constexpr uint64_t kTokenBit = uint64_t{1} << 63;
-// A rewrite writes about this much per loop iteration (as a background save does).
-constexpr size_t kRewriteBytesPerPump = 256 * 1024;
-constexpr size_t kSlotsPerStep = 128;
 // appendfsync everysec: a sync at most this often.
 constexpr int64_t kEverysecIntervalMs = 1000;
 
@@ -920,10 +918,9 @@ bool Aof::wants_pump() const {
 void Aof::Pump() {
   if (!wants_pump()) return;
   Rewrite& rewrite = *rewrite_;
-  bool more = true;
-  while (more && rewrite.pending_bytes() < kRewriteBytesPerPump) {
-    more = rewrite.snapshot->Step(kSlotsPerStep);
-  }
+  // At a background save's pace (snapshot_pace.h).
+  const bool more = PumpSnapshot(*rewrite.snapshot, engine_.env().clock(),
+                                 [&rewrite] { return rewrite.pending_bytes(); });
   if (!more) {
     rewrite.snapshot.reset();
     rewrite.Finish();

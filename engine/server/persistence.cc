@@ -6,19 +6,16 @@
 #include "engine/db/snapshot.h"
 #include "engine/server/client.h"
 #include "engine/server/engine.h"
+#include "engine/server/snapshot_pace.h"
 #include "engine/server/value_limits.h"
 #include "engine/server/version.h"
 
 namespace keel {
 namespace {
 
-// How much a background save writes per loop iteration: enough that a large dataset saves at
-// disk speed, little enough that clients' commands wait no more than about a millisecond.
-constexpr size_t kBytesPerPump = 256 * 1024;
-// A foreground walk (SAVE) appends to the file in pieces of this size.
+// A foreground walk (SAVE) appends to the file in pieces of this size. A background save's
+// pace is snapshot_pace.h's.
 constexpr size_t kBytesPerAppend = 1024 * 1024;
-// The slots of the hash space one snapshot step covers.
-constexpr size_t kSlotsPerStep = 128;
 // Redis's CONFIG_BGSAVE_RETRY_DELAY: after a failed save, the rules wait this long.
 constexpr int64_t kRetryDelayS = 5;
 // Reads of the RDB file at start.
@@ -221,7 +218,7 @@ std::string Persistence::StartSave(Trigger trigger, Client* waiter) {
   }
   // The file holds the keyspace of this instant: the walk ends inside the command.
   while (job_ != nullptr && job_->phase == Job::Phase::kWalk) {
-    if (!Advance(kBytesPerAppend)) break;
+    if (!Advance(false)) break;
   }
   return "";
 }
@@ -266,11 +263,18 @@ std::string Persistence::OpenJob(std::unique_ptr<Job> job, Trigger trigger, Clie
   return "";
 }
 
-bool Persistence::Advance(size_t bytes) {
+bool Persistence::Advance(bool paced) {
   Job& job = *job_;
   bool more = true;
   RdbWriter& writer = job.sink->writer();
-  while (more && writer.pending_bytes() < bytes) more = job.snapshot->Step(kSlotsPerStep);
+  if (paced) {
+    more = PumpSnapshot(*job.snapshot, engine_.env().clock(),
+                        [&writer] { return writer.pending_bytes(); });
+  } else {
+    while (more && writer.pending_bytes() < kBytesPerAppend) {
+      more = job.snapshot->Step(kSnapshotSlotsPerStep);
+    }
+  }
   if (!more) {
     job.snapshot.reset();
     writer.Finish();
@@ -298,7 +302,7 @@ void Persistence::FinishWalk() {
 
 void Persistence::Pump() {
   if (job_ == nullptr || job_->phase != Job::Phase::kWalk) return;
-  Advance(kBytesPerPump);
+  Advance(true);
 }
 
 bool Persistence::wants_pump() const { return job_ != nullptr && job_->phase == Job::Phase::kWalk; }

@@ -124,8 +124,10 @@ class Persistence {
   struct Job;
   // Opens the temporary file of a new job; "" or the error to reply.
   std::string OpenJob(std::unique_ptr<Job> job, Trigger trigger, Client* waiter);
-  // Steps the snapshot until about `bytes` were produced (or it is done) and appends them.
-  bool Advance(size_t bytes);
+  // Steps the snapshot and appends what it produced: one loop iteration's share when `paced`
+  // (snapshot_pace.h), else a piece of kBytesPerAppend (SAVE's walk inside the command).
+  // Returns whether the walk goes on.
+  bool Advance(bool paced);
   // The walk is over: the trailer, then the file sync.
   void FinishWalk();
   void Succeed();
