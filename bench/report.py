@@ -330,6 +330,9 @@ def section_text(data, folder_rel):
             row += [f"{v / 1e6:,.1f}" if v is not None else "—" for v in after]
             row.append(f_ratio(*after))
             out.append("| " + " | ".join(row) + " |")
+    for cell in [c for c in cells if c["group"] == "snapshot"]:
+        out += snapshot_table(cell, data["rows"][(cell["id"], "keel")],
+                              data["rows"][(cell["id"], "redis")])
     out.append("")
     if "client" in notes:
         out.append(f"- **client-bound**: the load generator's core was at least "
@@ -345,6 +348,45 @@ def section_text(data, folder_rel):
         out.append("- failed / partly invalid: see the runs' checks in the results folder.")
     out.append("- ±: half the range of the runs' rates, as a share of the median.")
     return "\n".join(out)
+
+
+# One row per figure of a snapshot cell (bench/harness/snapshot.py): (label, column, scale,
+# digits). Lower is better for all but the MB per CPU second.
+SNAPSHOT_FIGURES = [
+    ("BGSAVE while idle: time until the file is written, s", "save_s", 1, 2),
+    ("its CPU (Redis: with its save child), s", "save_cpu_s", 1, 2),
+    ("the file, MB", "rdb_bytes", 1e-6, 0),
+    ("file written per CPU second, MB (higher is better)", None, None, 1),
+    ("fork, ms", "fork_usec", 1e-3, 1),
+    ("BGSAVE under the write load: time, s", "loaded_save_s", 1, 2),
+    ("memory of the server's processes before it, MB", "memory_before_bytes", 1e-6, 0),
+    ("memory of the server's processes at its peak, MB", "memory_peak_bytes", 1e-6, 0),
+    ("the load's p99 in the seconds before it, ms", "p99_before_ms", 1, 2),
+    ("the load's p99 during it, ms", "p99_during_ms", 1, 2),
+    ("the load's slowest reply during it, ms", "max_during_ms", 1, 2),
+    ("restart on that file: time until PING answers, s", "restart_s", 1, 2),
+    ("restart: CPU, s", "restart_cpu_s", 1, 2),
+]
+
+
+def snapshot_table(cell, keel, redis):
+    p = cell["params"]
+    out = ["", f"**Background save of {p['keys']:,} keys of {p['value_bytes']} bytes "
+           f"(bench/harness/snapshot.py): while idle, then while {p['clients']} connections SET "
+           f"random keys at pipeline {p['pipeline']} (memory: the server's RSS plus the "
+           "private pages of its children, Redis's save child), then loaded by a restart**", "",
+           "| figure | Keel | Redis | Keel/Redis |", "|---|---|---|---|"]
+    for label, column, scale, digits in SNAPSHOT_FIGURES:
+        if column is None:  # the save's speed per core, from its file and its CPU
+            values = [num(r.get("save_mb_per_cpu_s")) for r in (keel, redis)]
+        else:
+            values = [num(r.get(column)) * scale if num(r.get(column)) is not None else None
+                      for r in (keel, redis)]
+        shown = [f"{v:,.{digits}f}" if v is not None else (cell_state(r) or "—")
+                 for v, r in zip(values, (keel, redis))]
+        ratio = f_ratio(*values) if column != "fork_usec" else "—"
+        out.append(f"| {label} | {shown[0]} | {shown[1]} | {ratio} |")
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -383,6 +425,9 @@ def chart_points(data):
                 value = (num(redis["rss_after_churn_bytes"]) /
                          num(keel["rss_after_churn_bytes"]))
                 kind = "resident bytes once the data is freed"
+            elif cell["group"] == "snapshot":
+                value = num(redis["memory_peak_bytes"]) / num(keel["memory_peak_bytes"])
+                kind = "memory at a background save's peak under writes"
         else:
             kind = cell_state(keel) or cell_state(redis)
         points.append([cell["id"], round(value, 4) if value else None, kind])

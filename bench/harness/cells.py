@@ -14,7 +14,7 @@ RANDOM_TESTS = ("SET", "GET", "SADD")  # the tests that use __rand_int__ and so 
 @dataclass(frozen=True)
 class Cell:
     id: str
-    group: str  # profile | ycsb | memory | callgrind | bigreq | churn | micro
+    group: str  # profile | ycsb | memory | callgrind | bigreq | churn | snapshot | micro
     requires: tuple  # commands an engine must know (COMMAND INFO) to be measured
     params: dict = field(hash=False, compare=False)
     reps: int = 3
@@ -224,6 +224,16 @@ def _pubsub_cells(requests, reps, fanouts=PUBSUB_FANOUTS):
     return cells
 
 
+# Background saves (issue 16 item 2, bench/harness/snapshot.py): `keys` keys of 64 bytes saved by
+# BGSAVE while idle (the save's speed), then while 50 connections SET random keys at pipeline 1
+# (the memory of everything the server's processes hold meanwhile, and the load's latency during
+# the save against the seconds before it), then loaded by a restart.
+def _snapshot_cell(keys, label, reps, baseline_s=5, after_s=2, settle_s=3):
+    return Cell(f"snap-BGSAVE-{label}", "snapshot", ("BGSAVE", "SET"),
+                {"keys": keys, "value_bytes": 64, "clients": CLIENTS, "pipeline": 1,
+                 "baseline_s": baseline_s, "after_s": after_s, "settle_s": settle_s}, reps)
+
+
 def full_plan():
     return (_profile_cells(1_000_000, 1_000_000, 3) +
             _zset_cells(1_000_000, 1_000_000, 3) +
@@ -241,6 +251,7 @@ def full_plan():
             _churn_cells(1_000_000_000, 1000, 512 << 20, 3, 10) +
             _bits_cells(1_000_000, 20_000, 3) +
             _pubsub_cells(1_000_000, 3) +
+            [_snapshot_cell(10_000_000, "10M", 3)] +
             [Cell("micro", "micro", (), {"repetitions": 3, "min_time_s": 0.5}, 1)])
 
 
@@ -261,6 +272,7 @@ def quick_plan():
             _churn_cells(50_000_000, 1000, 8 << 20, 1, 3) +
             _bits_cells(20_000, 2_000, 1) +
             _pubsub_cells(50_000, 1, ((0, 1), (10, 5))) +
+            [_snapshot_cell(200_000, "200k", 1, baseline_s=2, after_s=1, settle_s=1)] +
             [Cell("micro", "micro", (), {"repetitions": 1, "min_time_s": 0.01}, 1)])
 
 

@@ -18,9 +18,11 @@ import traceback
 import cells as cells_mod
 import churn
 import procfs
+import resp
 import hash_load
 import set_load
 import servers
+import snapshot as snap
 import summary
 
 SERVER_CORE = 0
@@ -80,7 +82,7 @@ def check(probe, name, ok, detail):
     probe["checks"].append({"name": name, "ok": bool(ok), "detail": str(detail)})
 
 
-def snapshot(server):
+def snapshot(server):  # CPU readings, not the snapshot cells (those are `snap`)
     return {"server_ticks": list(procfs.process_cpu_ticks(server.pid)),
             "cores": procfs.cores_ticks()}
 
@@ -564,6 +566,145 @@ def run_churn(ctx, cell, engine, run_dir, probe):
 
 
 # ------------------------------------------------------------------------------------------------
+# Background saves (bench/harness/snapshot.py)
+
+SAVE_POLL_S = 0.01
+
+
+def background_save(ctx, server, run_dir):
+    """BGSAVE, then waits for it: {"wall_s" (until the file is written: Keel's save done, or
+    Redis's child gone), "done_s" (until INFO says no save runs), "server_cpu_s" (the server's own
+    CPU meanwhile), "child_cpu_s" (its reaped children's: Redis's save child), "fork_usec",
+    "children", "start_ns", "end_ns" (CLOCK_MONOTONIC, the clock keel_loadgen's timeline uses)}."""
+    utime, stime = procfs.process_cpu_ticks(server.pid)
+    children_before = snap.children_cpu_s(server.pid)
+    start_ns = time.monotonic_ns()
+    reply = ctx.server_command(server, run_dir, "BGSAVE")
+    if not isinstance(reply, bytes) or not reply.startswith(b"Background saving"):
+        raise RuntimeError(f"BGSAVE answered {reply!r}")
+    children, end_ns = set(), None
+    with server.client() as client:
+        while True:
+            live = snap.child_pids(server.pid)
+            children.update(live)
+            info = resp.parse_info(client.command("INFO", "persistence"))
+            now_ns = time.monotonic_ns()
+            if end_ns is None and not live and (children or info["rdb_bgsave_in_progress"] == "0"):
+                end_ns = now_ns  # the file is written: no child any more, or the save is over
+            if info["rdb_bgsave_in_progress"] == "0":
+                # Redis may reap its child between the two readings above: then the file was
+                # written by now.
+                end_ns = end_ns or now_ns
+                break
+            time.sleep(SAVE_POLL_S)
+        fork_usec = int(resp.parse_info(client.command("INFO", "stats"))["latest_fork_usec"])
+    done_ns = time.monotonic_ns()
+    if info["rdb_last_bgsave_status"] != "ok":
+        raise RuntimeError(f"the background save failed: {info}")
+    utime_after, stime_after = procfs.process_cpu_ticks(server.pid)
+    return {"wall_s": (end_ns - start_ns) / 1e9, "done_s": (done_ns - start_ns) / 1e9,
+            "server_cpu_s": (utime_after + stime_after - utime - stime) / procfs.CLOCK_TICKS_PER_S,
+            "child_cpu_s": snap.children_cpu_s(server.pid) - children_before,
+            "fork_usec": fork_usec, "children": len(children), "start_ns": start_ns,
+            "end_ns": end_ns}
+
+
+def start_pinned(ctx, argv, run_dir, name):
+    """Starts a client program on the client core without waiting for it."""
+    full = ["taskset", "-c", str(CLIENT_CORE)] + argv
+    ctx.log(full, os.path.relpath(run_dir, ctx.out))
+    out = open(os.path.join(run_dir, f"{name}.txt"), "wb")
+    err = open(os.path.join(run_dir, f"{name}.err"), "wb")
+    process = subprocess.Popen(full, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                               preexec_fn=servers._die_with_harness)
+    out.close()
+    err.close()
+    return process
+
+
+def run_snapshot(ctx, cell, engine, run_dir, probe):
+    """Fills the server, saves it in the background while idle (the save's own speed), then again
+    under a write load (the memory of the save and the load's latency meanwhile), then starts a
+    server on the file written (how long a restart takes to load it)."""
+    params = cell.params
+    keys = params["keys"]
+    server = ctx.start_server(engine, run_dir)
+    dump_path = os.path.join(server.workdir, "dump.rdb")
+    result = {}
+    try:
+        code, fill_s, _ = ctx.run_client(
+            loadgen_insert_argv(ctx, server.port, keys, params["value_bytes"], 256), run_dir, "fill")
+        check(probe, "fill exit code", code == 0, code)
+        loaded = ctx.server_command(server, run_dir, "DBSIZE")
+        check(probe, "every key loaded", loaded == keys, f"DBSIZE {loaded}")
+        time.sleep(params["settle_s"])
+        result["fill_s"] = fill_s
+        result["memory_full_bytes"] = snap.memory_bytes(server.pid)
+
+        result["idle"] = background_save(ctx, server, run_dir)
+        result["rdb_bytes"] = os.path.getsize(dump_path)
+        os.remove(dump_path)
+
+        timeline = os.path.join(run_dir, "load.timeline")
+        load = start_pinned(ctx, [ctx.loadgen, "mix", "--port", str(server.port), "--records",
+                                  str(keys), "--operations", str(10 ** 12), "--read-proportion",
+                                  "0", "--value-bytes", str(params["value_bytes"]),
+                                  "--connections", str(params["clients"]), "--pipeline",
+                                  str(params["pipeline"]), "--distribution", "uniform",
+                                  "--timeline", timeline], run_dir, "load")
+        try:
+            time.sleep(params["baseline_s"])
+            memory_before = snap.memory_bytes(server.pid)
+            sampler = snap.MemorySampler(server.pid)
+            try:
+                under_load = background_save(ctx, server, run_dir)
+            finally:
+                peak = sampler.stop()
+            time.sleep(params["after_s"])
+        finally:
+            load.send_signal(signal.SIGUSR1)
+            code = load.wait(timeout=120)
+        check(probe, "load exit code", code == 0, code)
+        load_result = loadgen_result(run_dir, "load")
+        check(probe, "no error replies under load", load_result["errors"] == 0,
+              load_result["errors"])
+        words = snap.read_timeline(timeline)
+        os.remove(timeline)  # tens of MB; the percentiles are kept
+        start, end = under_load["start_ns"], under_load["end_ns"]
+        under_load["memory_before_bytes"] = memory_before
+        under_load["memory_peak_bytes"] = peak
+        under_load["memory_samples"] = sampler.samples
+        under_load["latency_before"] = snap.window_latencies(
+            words, start - int(params["baseline_s"] * 1e9) + int(1e9), start)
+        under_load["latency_during"] = snap.window_latencies(words, start, end)
+        under_load["load"] = load_result
+        result["under_load"] = under_load
+        check(probe, "replies read during the save", under_load["latency_during"]["replies"] > 0,
+              under_load["latency_during"])
+    finally:
+        stop_server(server, probe)
+
+    # A restart on the file the save under load wrote, in a folder of its own.
+    restart_dir = os.path.join(run_dir, "restart")
+    os.makedirs(restart_dir, exist_ok=True)
+    os.rename(dump_path, os.path.join(restart_dir, "dump.rdb"))
+    start = time.monotonic()
+    restarted = servers.Server(engine, SERVER_CORE, restart_dir, MAXMEMORY,
+                               log=lambda argv: ctx.log(argv, os.path.relpath(run_dir, ctx.out)))
+    try:
+        result["restart_s"] = time.monotonic() - start
+        utime, stime = procfs.process_cpu_ticks(restarted.pid)
+        result["restart_cpu_s"] = (utime + stime) / procfs.CLOCK_TICKS_PER_S
+        keys_loaded = ctx.server_command(restarted, run_dir, "DBSIZE")
+        check(probe, "the restart loaded every key", keys_loaded == keys, f"DBSIZE {keys_loaded}")
+        result["restart_memory_bytes"] = snap.memory_bytes(restarted.pid)
+        os.remove(os.path.join(restart_dir, "dump.rdb"))
+    finally:
+        stop_server(restarted, probe, "restart_server")
+    probe["snapshot"] = result
+
+
+# ------------------------------------------------------------------------------------------------
 # Micro-benchmarks (Keel alone)
 
 
@@ -583,7 +724,7 @@ def run_micro(ctx, cell, engine, run_dir, probe):
 
 RUNNERS = {"profile": run_profile, "ycsb": run_ycsb, "memory": run_memory,
            "callgrind": run_callgrind, "bigreq": run_bigreq, "churn": run_churn,
-           "micro": run_micro}
+           "snapshot": run_snapshot, "micro": run_micro}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -10,6 +10,15 @@ CLIENT_BOUND_UTIL = 0.90  # the load generator's core this busy: the cell is cli
 NOISE_LIMIT = 0.10  # other work above this share of a core during a run: the run is noisy
 SETTLE_TOLERANCE = 0.001  # memory figures moving less than 0.1% over the window have settled
 
+# The snapshot cells' figures (bench/harness/snapshot.py), in runs.csv and summary.csv: the idle
+# save's time, CPU (the server's and its save child's) and file; the save under load's time, the
+# memory of all the server's processes before it and at its peak, the load's p99 in the seconds
+# before and during it; the restart's time until it answered PING, and its CPU.
+SNAPSHOT_COLUMNS = [
+    "save_s", "save_cpu_s", "rdb_bytes", "save_mb_per_cpu_s", "fork_usec", "loaded_save_s",
+    "memory_before_bytes", "memory_peak_bytes", "p99_before_ms", "p99_during_ms",
+    "max_during_ms", "restart_s", "restart_cpu_s"]
+
 RUN_COLUMNS = [
     "cell", "group", "engine", "rep", "status", "detail", "requests", "wall_s", "rps", "p50_ms",
     "p99_ms", "max_ms", "server_cpu_s", "cpu_s_per_M", "server_util", "client_util",
@@ -20,13 +29,16 @@ RUN_COLUMNS = [
     # leave these empty).
     "request_bytes", "request_s", "request_cpu_s", "peak_rss_bytes",
     # Churn (appended likewise).
-    "full_rss_bytes", "rss_after_churn_bytes", "used_memory_after_churn_bytes"]
+    "full_rss_bytes", "rss_after_churn_bytes", "used_memory_after_churn_bytes",
+    # Background saves (appended likewise).
+    ] + SNAPSHOT_COLUMNS
 
 SUMMARY_COLUMNS = [
     "cell", "group", "engine", "status", "runs_ok", "runs", "rps", "rps_min", "rps_max", "p50_ms",
     "p99_ms", "max_ms", "cpu_s_per_M", "server_util", "client_util", "client_bound", "noise",
     "rss_bytes_per_key", "used_memory_bytes_per_key", "instructions_per_request",
-    "request_s", "request_cpu_s", "peak_rss_bytes", "full_rss_bytes", "rss_after_churn_bytes"]
+    "request_s", "request_cpu_s", "peak_rss_bytes", "full_rss_bytes", "rss_after_churn_bytes",
+    ] + SNAPSHOT_COLUMNS
 
 MICRO_COLUMNS = ["benchmark", "statistic", "real_time_ns", "cpu_time_ns", "items_per_second",
                  "iterations"]
@@ -183,6 +195,20 @@ def derive_run(run_dir):
                     "empty_rss_bytes": churn["empty_rss_bytes"],
                     "peak_rss_bytes": churn["peak_rss_bytes"],
                     "settle_s": churn["samples"][-1][0]})
+    elif group == "snapshot":
+        result = probe["snapshot"]
+        idle, loaded = result["idle"], result["under_load"]
+        cpu_s = idle["server_cpu_s"] + idle["child_cpu_s"]
+        row.update({"keys": probe["params"]["keys"], "save_s": idle["wall_s"],
+                    "save_cpu_s": cpu_s, "rdb_bytes": result["rdb_bytes"],
+                    "save_mb_per_cpu_s": result["rdb_bytes"] / 1e6 / cpu_s if cpu_s else None,
+                    "fork_usec": idle["fork_usec"], "loaded_save_s": loaded["wall_s"],
+                    "memory_before_bytes": loaded["memory_before_bytes"],
+                    "memory_peak_bytes": loaded["memory_peak_bytes"],
+                    "p99_before_ms": loaded["latency_before"].get("p99_ms"),
+                    "p99_during_ms": loaded["latency_during"].get("p99_ms"),
+                    "max_during_ms": loaded["latency_during"].get("max_ms"),
+                    "restart_s": result["restart_s"], "restart_cpu_s": result["restart_cpu_s"]})
     elif group == "callgrind":
         load = parse_callgrind_total(_read(os.path.join(run_dir, "callgrind.load.totals")))
         idle = parse_callgrind_total(_read(os.path.join(run_dir, "callgrind.idle.totals")))
@@ -238,7 +264,8 @@ def aggregate(manifest, support, runs):
             for column in ("rps", "p50_ms", "p99_ms", "max_ms", "cpu_s_per_M", "server_util",
                            "client_util", "rss_bytes_per_key", "used_memory_bytes_per_key",
                            "instructions_per_request", "request_s", "request_cpu_s",
-                           "peak_rss_bytes", "full_rss_bytes", "rss_after_churn_bytes"):
+                           "peak_rss_bytes", "full_rss_bytes", "rss_after_churn_bytes",
+                           *SNAPSHOT_COLUMNS):
                 row[column] = _median(good, column)
             if row["rps"] is not None:
                 rates = [float(r["rps"]) for r in good]

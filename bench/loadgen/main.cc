@@ -9,7 +9,13 @@
 //                    [--distribution zipfian|uniform]
 //       YCSB-like: each operation is a GET (probability R) or a SET of a record chosen by YCSB's
 //       scrambled Zipfian; workload A is R=0.5, B R=0.95, C R=1.
-//   Common: --host 127.0.0.1, --key-prefix key:, --key-digits 12.
+//   Common: --host 127.0.0.1, --key-prefix key:, --key-digits 12, --timeline PATH.
+//
+// SIGUSR1 ends a run early: no new batch starts, the outstanding replies are read, the report is
+// printed (a load that runs until the harness has measured what it runs beside). --timeline
+// writes, for each read that completed replies, three little-endian uint64s: the CLOCK_MONOTONIC
+// time of the read in ns, the latency in ns and the number of replies; the harness picks the
+// latencies of a time window (bench/harness/snapshot.py).
 //
 // One thread, epoll, every connection non-blocking with TCP_NODELAY. Like redis-benchmark, each
 // connection sends a batch of --pipeline commands, waits for all their replies, then sends the
@@ -24,6 +30,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <cerrno>
 #include <cstdio>
@@ -44,6 +51,13 @@ constexpr int kStallTimeoutMs = 30'000;  // no reply for this long: the server s
 constexpr size_t kReadChunkBytes = 256 * 1024;
 constexpr int kConnectionsMax = 10'000;
 constexpr int kPipelineMax = 100'000;
+// Latencies kept before the first growth: a run stopped by SIGUSR1 asks for far more operations
+// than it sends.
+constexpr size_t kLatenciesReservedMax = size_t{1} << 24;
+
+volatile std::sig_atomic_t g_stop_requested = 0;
+
+void RequestStop(int) { g_stop_requested = 1; }
 
 struct Options {
   std::string mode;
@@ -58,6 +72,7 @@ struct Options {
   uint64_t seed = 1;
   bool zipfian = true;
   KeySpace keys;
+  std::string timeline_path;  // empty: no timeline
 };
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -125,6 +140,8 @@ Options ParseOptions(int argc, char** argv) {
       options.zipfian = distribution == "zipfian";
     } else if (name == "--key-prefix") {
       options.keys.prefix = value;
+    } else if (name == "--timeline") {
+      options.timeline_path = value;
     } else if (name == "--key-digits") {
       options.keys.digits = static_cast<int>(ParseInt(name, value, 0, 20));
     } else {
@@ -179,7 +196,7 @@ class Driver {
     // A connection count above the work would leave idle connections; they are simply not made.
     const int64_t work = insert ? options_.records : options_.operations;
     const int count = static_cast<int>(std::min<int64_t>(options_.connections, work));
-    latencies_ns_.reserve(static_cast<size_t>(work));
+    latencies_ns_.reserve(std::min(static_cast<size_t>(work), kLatenciesReservedMax));
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) Fail(std::string("epoll_create1: ") + std::strerror(errno));
     connections_.resize(static_cast<size_t>(count));
@@ -255,9 +272,21 @@ class Driver {
         options_.zipfian ? "zipfian" : "uniform", static_cast<unsigned long long>(options_.seed));
   }
 
+  // Writes the timeline (see the top of the file), if asked for.
+  void WriteTimeline() const {
+    if (options_.timeline_path.empty()) return;
+    std::FILE* file = std::fopen(options_.timeline_path.c_str(), "wb");
+    if (file == nullptr) Fail("cannot open " + options_.timeline_path);
+    const size_t words = timeline_.size();
+    if (words > 0 && std::fwrite(timeline_.data(), sizeof(uint64_t), words, file) != words) {
+      Fail("cannot write " + options_.timeline_path);
+    }
+    if (std::fclose(file) != 0) Fail("cannot write " + options_.timeline_path);
+  }
+
  private:
   void StartBatch(Connection& connection) {
-    if (connection.ops.Done()) {
+    if (connection.ops.Done() || g_stop_requested) {
       connection.finished = true;
       active_--;
       return;
@@ -321,6 +350,9 @@ class Driver {
     const uint32_t stored =
         latency_ns > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(latency_ns);
     latencies_ns_.insert(latencies_ns_.end(), scan.replies, stored);
+    if (!options_.timeline_path.empty() && scan.replies > 0) {
+      timeline_.insert(timeline_.end(), {now_ns, latency_ns, scan.replies});
+    }
     errors_ += static_cast<int64_t>(scan.errors);
     read_nulls_ += static_cast<int64_t>(scan.nulls);
     connection.outstanding -= scan.replies;
@@ -340,6 +372,7 @@ class Driver {
   uint64_t start_ns_ = 0;
   uint64_t end_ns_ = 0;
   std::vector<uint32_t> latencies_ns_;
+  std::vector<uint64_t> timeline_;  // (time, latency, replies) per read that completed replies
   int64_t reads_ = 0;
   int64_t updates_ = 0;
   int64_t errors_ = 0;
@@ -351,8 +384,12 @@ class Driver {
 
 int main(int argc, char** argv) {
   const keel::loadgen::Options options = keel::loadgen::ParseOptions(argc, argv);
+  struct sigaction stop {};
+  stop.sa_handler = keel::loadgen::RequestStop;
+  sigaction(SIGUSR1, &stop, nullptr);
   keel::loadgen::Driver driver(options);
   driver.Run();
   driver.Report();
+  driver.WriteTimeline();
   return 0;
 }

@@ -2,6 +2,7 @@
 # README tables and chart hash, on a synthetic results folder; and the checks that must fail when
 # any link of that chain no longer matches. Also the plan and the memory settling rule.
 # Run: python3 -m unittest test_report (from bench/tests; ctest's bench_report_selftest).
+import array
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "harness"))
 import cells  # noqa: E402
 import report  # noqa: E402
 import run  # noqa: E402
+import snapshot  # noqa: E402
 import subscribers  # noqa: E402
 import summary  # noqa: E402
 
@@ -287,6 +289,10 @@ class HarnessTest(unittest.TestCase):
                 self.assertIn(f"{test}-P{pipeline}-d3-rand", ids)
         self.assertIn("mem-hash-1x1M", ids)
         self.assertIn("mem-hash-100kx10", ids)
+        # Issue 16's snapshot figures: 10M keys, a write load during the save.
+        snap = [c for c in plan if c.group == "snapshot"]
+        self.assertEqual([c.id for c in snap], ["snap-BGSAVE-10M"])
+        self.assertEqual(snap[0].params["keys"], 10_000_000)
         self.assertTrue(all(c.reps >= 3 for c in plan if c.group != "micro"))
         # A million requests each, but the two cells whose every request is heavy (a 1 MB
         # BITCOUNT, a ten-key PFCOUNT), which take 20,000.
@@ -318,6 +324,28 @@ class HarnessTest(unittest.TestCase):
         self.assertFalse(run.settled(samples[:12], 10))  # the drop is inside the window
         self.assertFalse(run.settled(samples[:19], 10))
         self.assertTrue(run.settled(samples[:20], 10))
+
+    def test_latencies_of_a_window_count_each_reply(self):
+        # (time, latency, replies): a read at 10 that completed 98 replies of 1 ms, one at 20 of
+        # a single 5 ms reply, one at 30 of a 9 ms reply, and one after the window.
+        words = array.array("Q", [10, 1_000_000, 98, 20, 5_000_000, 1, 30, 9_000_000, 1,
+                                  40, 50_000_000, 1])
+        with tempfile.NamedTemporaryFile() as timeline:
+            timeline.write(words.tobytes())
+            timeline.flush()
+            words = snapshot.read_timeline(timeline.name)
+        figures = snapshot.window_latencies(words, 10, 40)
+        self.assertEqual(figures["replies"], 100)
+        self.assertEqual(figures["p50_ms"], 1.0)
+        self.assertEqual(figures["p99_ms"], 5.0)  # the 99th of 100 replies
+        self.assertEqual(figures["p99.9_ms"], 9.0)
+        self.assertEqual(figures["max_ms"], 9.0)  # the read at 40 is outside [10, 40)
+        self.assertEqual(snapshot.window_latencies(words, 50, 60), {"replies": 0})
+        with tempfile.NamedTemporaryFile() as torn:
+            torn.write(words.tobytes()[:-8])
+            torn.flush()
+            with self.assertRaises(RuntimeError):
+                snapshot.read_timeline(torn.name)
 
     def test_parses_redis_benchmark_csv(self):
         figures = summary.parse_redis_benchmark_csv(

@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "harness"))
 import servers  # noqa: E402
 import summary  # noqa: E402
 
-CELLS = "SET-P32-d3,LPUSH-P32-d3,GET-P1-d3,GET-P32-d3-rand,ycsb-A-P16,mem-100k,big-SET-8MiB,churn-DEL-8MiB"
+CELLS = ("SET-P32-d3,LPUSH-P32-d3,GET-P1-d3,GET-P32-d3-rand,ycsb-A-P16,mem-100k,big-SET-8MiB,"
+         "churn-DEL-8MiB,snap-BGSAVE-200k")
 
 
 def keel_knows(binary, command):
@@ -66,7 +67,7 @@ def main():
         check(manifest["complete"] and manifest["profile"] == "quick", f"manifest {manifest}")
         rows = {(r["cell"], r["engine"]): r for r in summary.read_csv(
             os.path.join(out, "summary.csv"))}
-        check(len(rows) == 16, f"{len(rows)} summary rows, not 8 cells x 2 engines")
+        check(len(rows) == 18, f"{len(rows)} summary rows, not 9 cells x 2 engines")
         lpush_status = rows[("LPUSH-P32-d3", "keel")]["status"]
         expected = "ok" if keel_knows(args.keel, "LPUSH") else "not supported"
         check(lpush_status == expected, f"keel LPUSH is {lpush_status}, COMMAND INFO says "
@@ -84,6 +85,15 @@ def main():
                 check(float(row["full_rss_bytes"]) > 8 << 20 and
                       float(row["rss_after_churn_bytes"]) > 0,
                       f"{cell} {engine}: {row}")
+            elif cell.startswith("snap-"):
+                # Redis forked for its saves; Keel did not; both wrote a file, served the load
+                # meanwhile and loaded the file at restart (checked in the runs).
+                forked = float(row["fork_usec"]) > 0
+                check(forked == (engine == "redis"), f"{cell} {engine}: fork {row['fork_usec']}")
+                check(float(row["rdb_bytes"]) > 200_000 * 16 and
+                      float(row["memory_peak_bytes"]) >= float(row["memory_before_bytes"]) > 0 and
+                      float(row["p99_during_ms"]) > 0 and float(row["restart_s"]) > 0,
+                      f"{cell} {engine}: {row}")
             elif cell.startswith("big-"):
                 check(float(row["request_s"]) > 0 and float(row["peak_rss_bytes"]) > 8 << 20,
                       f"{cell} {engine}: {row}")
@@ -93,13 +103,15 @@ def main():
                 check(row["client_bound"] in ("yes", "no"), f"{cell} {engine}: no bound label")
         runs = summary.read_csv(os.path.join(out, "runs.csv"))
         # Every cell once per engine, but keel's LPUSH while Keel has no lists.
-        runs_expected = 16 if expected == "ok" else 15
+        runs_expected = 18 if expected == "ok" else 17
         check(len(runs) == runs_expected, f"{len(runs)} runs, not {runs_expected}")
         with open(os.path.join(out, "commands.txt")) as source:
             commands = source.read().splitlines()
         starts = [c for c in commands if "--port" in c and "--maxmemory" in c]
-        check(len(starts) == runs_expected + 2,
-              f"{len(starts)} server starts ({runs_expected} runs + 2 support probes)")
+        # The snapshot cell starts a second server per run, on the file the first wrote.
+        check(len(starts) == runs_expected + 2 + 2,
+              f"{len(starts)} server starts ({runs_expected} runs + 2 restarts + 2 support "
+              "probes)")
         check(all("$ taskset -c 0 " in c for c in starts), "a server was not pinned to core 0")
         clients = [c for c in commands
                    if "redis-benchmark" in c or "keel_loadgen" in c or "bigreq.py" in c]
@@ -117,6 +129,9 @@ def main():
                 check("memory figures settled" in names, f"{path}: no settle check")
             if run["cell"].startswith("big-"):
                 check("PINGs answered meanwhile" in names, f"{path}: no PING check")
+            if run["cell"].startswith("snap-"):
+                check("the restart loaded every key" in names, f"{path}: no restart check")
+                check(probe.get("restart_server_exit_code") == 0, f"{path}: restart exit code")
         # And the derived CSVs are what the raw files give.
         derived = summary.as_text_rows(summary.RUN_COLUMNS, summary.derive_runs(out))
         check(derived == runs, "runs.csv differs from the raw files")
