@@ -300,7 +300,7 @@ MUTATIONS = [
         "why": "a hashtable's field set to a value of another length keeps pointing at its old "
                "record: the new value is written to the arena and lost",
         "file": "engine/db/types/hash.cc",
-        "find": "    slots_[index] = WithOffset(slots_[index], arena_used_);\n",
+        "find": "    index_.Repoint(records(), field, hash, at);\n",
         "replace": "",
     },
     {

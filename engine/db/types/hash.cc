@@ -10,21 +10,6 @@
 namespace keel {
 namespace {
 
-using hash_internal::kOffsetMask;
-
-// A table slot, as set.cc lays it out: the record's arena offset + 1 (40 bits, 0 = empty), its
-// distance from home (8 bits, saturated at 255: the home is then recomputed from the field),
-// and 16 bits of the field's hash (a tag, so that a probe rarely compares another field).
-constexpr uint64_t kDistanceSaturated = 255;
-
-uint64_t OffsetOf(uint64_t slot) { return (slot & kOffsetMask) - 1; }
-uint64_t DistanceOf(uint64_t slot) { return (slot >> 40) & 0xff; }
-uint64_t TagOf(uint64_t hash) { return hash & 0xffff; }
-uint64_t MakeSlot(uint64_t offset, uint64_t distance, uint64_t tag) {
-  return (offset + 1) | (std::min(distance, kDistanceSaturated) << 40) | (tag << 48);
-}
-uint64_t WithOffset(uint64_t slot, uint64_t offset) { return (slot & ~kOffsetMask) | (offset + 1); }
-
 size_t VarintBytes(size_t value) {
   size_t bytes = 1;
   while (value >= 0x80) {
@@ -56,9 +41,6 @@ size_t ReadVarint(const unsigned char* in, size_t* value) {
   *value = result;
   return i;
 }
-
-// Load factor bounds of the table: grow past 4/5 full, shrink under 1/16 full.
-bool Overloaded(size_t fields, size_t home_slots) { return fields * 5 > home_slots * 4; }
 
 // Dead bytes that make a hashtable's arena worth compacting: more than half of it, and more
 // than a page (so that small hashes do not rebuild on every few updates).
@@ -102,16 +84,47 @@ size_t HashValue::WriteRecord(char* out, std::string_view field, std::string_vie
 
 bool HashValue::ReserveArena(size_t bytes, MemoryAccountant& memory) {
   if (arena_used_ + bytes <= arena_capacity_) return true;
+  // A table's arena that must move anyway is compacted when it is mostly dead (the copy costs
+  // the same).
+  if (!is_listpack() && TooMuchDead(arena_dead_, arena_used_) && CompactArena(memory) &&
+      arena_used_ + bytes <= arena_capacity_) {
+    return true;
+  }
   // A listpack grows to the byte (its arena is nearly all its memory, and it is small); a
   // table's arena by a quarter, so that a hash built by HSETs costs amortised O(1) per field.
   size_t capacity = arena_used_ + bytes;
-  if (slots_ != nullptr) capacity += capacity / 4;
+  if (!is_listpack()) capacity += capacity / 4;
   char* grown = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
   if (grown == nullptr) return false;
   if (arena_used_ > 0) std::memcpy(grown, arena_, arena_used_);
   if (arena_ != nullptr) memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
   arena_ = grown;
   arena_capacity_ = capacity;
+  return true;
+}
+
+bool HashValue::CompactArena(MemoryAccountant& memory) {
+  const size_t live = arena_used_ - arena_dead_;
+  const size_t capacity = live + live / 4;
+  char* arena = nullptr;
+  if (live > 0) {
+    arena = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
+    if (arena == nullptr) return false;
+  }
+  // Nothing can fail from here on: the live records are copied in the index's order.
+  size_t used = 0;
+  index_.MoveRecords([&](uint64_t old_offset) {
+    const size_t bytes = PairAt(old_offset).end - old_offset;
+    std::memcpy(arena + used, arena_ + old_offset, bytes);
+    used += bytes;
+    return used - bytes;
+  });
+  KEEL_ASSERT(used == live);
+  if (arena_ != nullptr) memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
+  arena_ = arena;
+  arena_capacity_ = live > 0 ? capacity : 0;
+  arena_used_ = live;
+  arena_dead_ = 0;
   return true;
 }
 
@@ -130,7 +143,7 @@ HashValue* HashValue::CreateHashtable(MemoryAccountant& memory, uint64_t hash_se
                                       size_t fields_hint) {
   HashValue* hash = Create(memory, hash_seed);
   if (hash == nullptr) return nullptr;
-  if (!hash->Rebuild(BitsFor(fields_hint), memory)) {
+  if (!hash->ConvertToHashtable(fields_hint, memory)) {
     Destroy(hash, memory);
     return nullptr;
   }
@@ -143,9 +156,7 @@ void HashValue::Destroy(HashValue* hash, MemoryAccountant& memory) {
   if (hash->arena_ != nullptr) {
     memory.Deallocate(hash->arena_, hash->arena_capacity_, MemoryUse::kKeyspace);
   }
-  if (hash->slots_ != nullptr) {
-    memory.Deallocate(hash->slots_, hash->slot_count() * sizeof(uint64_t), MemoryUse::kKeyspace);
-  }
+  hash->index_.Destroy(memory);
   hash->~HashValue();
   memory.Deallocate(hash, sizeof(HashValue), MemoryUse::kKeyspace);
 }
@@ -165,7 +176,7 @@ HashValue* HashValue::Clone(const HashValue& hash, MemoryAccountant& memory) {
     copy->ttls_ = new (block) FieldTtls{hash.hash_seed(), times, hash.ttls_->min_expire};
     copy->has_ttls_ = true;
   }
-  // The copy's arena keeps the offsets (dead records included), so the slots copy as they are.
+  // The copy's arena keeps the offsets (dead records included), so the index copies as it is.
   if (hash.arena_used_ > 0) {
     copy->arena_ = static_cast<char*>(memory.Allocate(hash.arena_used_, MemoryUse::kKeyspace));
     ok = copy->arena_ != nullptr;
@@ -175,15 +186,7 @@ HashValue* HashValue::Clone(const HashValue& hash, MemoryAccountant& memory) {
       copy->arena_dead_ = hash.arena_dead_;
     }
   }
-  if (ok && hash.slots_ != nullptr) {
-    const size_t bytes = hash.slot_count() * sizeof(uint64_t);
-    copy->slots_ = static_cast<uint64_t*>(memory.Allocate(bytes, MemoryUse::kKeyspace));
-    ok = copy->slots_ != nullptr;
-    if (ok) {
-      std::memcpy(copy->slots_, hash.slots_, bytes);
-      copy->home_shift_ = hash.home_shift_;
-    }
-  }
+  if (ok) ok = copy->index_.CopyFrom(hash.index_, memory);
   if (!ok) {
     Destroy(copy, memory);
     return nullptr;
@@ -205,21 +208,21 @@ size_t HashValue::ListpackFind(std::string_view field) const {
 }
 
 bool HashValue::Get(std::string_view field, std::string_view* value) const {
-  size_t offset = SIZE_MAX;
-  if (slots_ == nullptr) {
-    offset = ListpackFind(field);
+  uint64_t offset = MemberIndex::kAbsent;
+  if (is_listpack()) {
+    const size_t found = ListpackFind(field);
+    if (found != SIZE_MAX) offset = found;
   } else {
-    const size_t index = Locate(field, HashOf(field));
-    if (index != SIZE_MAX) offset = OffsetOf(slots_[index]);
+    offset = index_.Find(records(), field, HashOf(field));
   }
-  if (offset == SIZE_MAX) return false;
+  if (offset == MemberIndex::kAbsent) return false;
   *value = PairAt(offset).value;
   return true;
 }
 
 void HashValue::RandomPair(Rng& rng, std::string_view* field, std::string_view* value) const {
   KEEL_ASSERT(fields_ > 0);
-  if (slots_ == nullptr) {
+  if (is_listpack()) {
     size_t index = rng.Below(fields_);
     for (size_t offset = 0;; index--) {
       const Pair pair = PairAt(offset);
@@ -231,16 +234,9 @@ void HashValue::RandomPair(Rng& rng, std::string_view* field, std::string_view* 
       offset = pair.end;
     }
   }
-  // Uniform over the fields: uniform slots, retried until one is occupied (the table is kept
-  // at least 1/16 full, so this takes 16 draws at worst on average).
-  while (true) {
-    const uint64_t slot = slots_[rng.Below(slot_count())];
-    if (slot == 0) continue;
-    const Pair pair = PairAt(OffsetOf(slot));
-    *field = pair.field;
-    *value = pair.value;
-    return;
-  }
+  const Pair pair = PairAt(index_.RandomOffset(rng));
+  *field = pair.field;
+  *value = pair.value;
 }
 
 size_t HashValue::longest_bytes() const {
@@ -252,8 +248,7 @@ size_t HashValue::longest_bytes() const {
 }
 
 size_t HashValue::allocated_bytes() const {
-  size_t bytes = sizeof(HashValue) + arena_capacity_;
-  if (slots_ != nullptr) bytes += slot_count() * sizeof(uint64_t);
+  size_t bytes = sizeof(HashValue) + arena_capacity_ + index_.allocated_bytes();
   if (has_ttls_) bytes += sizeof(FieldTtls) + ttls_->times->allocated_bytes();
   return bytes;
 }
@@ -263,7 +258,7 @@ size_t HashValue::allocated_bytes() const {
 
 HashValue::SetOutcome HashValue::Set(std::string_view field, std::string_view value,
                                      MemoryAccountant& memory) {
-  return slots_ == nullptr ? ListpackSet(field, value, memory) : TableSet(field, value, memory);
+  return is_listpack() ? ListpackSet(field, value, memory) : TableSet(field, value, memory);
 }
 
 HashValue::SetOutcome HashValue::ListpackSet(std::string_view field, std::string_view value,
@@ -301,56 +296,42 @@ HashValue::SetOutcome HashValue::ListpackSet(std::string_view field, std::string
 HashValue::SetOutcome HashValue::TableSet(std::string_view field, std::string_view value,
                                           MemoryAccountant& memory) {
   const uint64_t hash = HashOf(field);
-  size_t index = Locate(field, hash);
+  const uint64_t found = index_.Find(records(), field, hash);
   const size_t record_bytes = RecordBytes(field, value);
-  if (index != SIZE_MAX) {
-    size_t offset = OffsetOf(slots_[index]);
-    const Pair old = PairAt(offset);
+  if (found != MemberIndex::kAbsent) {
+    const Pair old = PairAt(found);
     if (old.value.size() == value.size()) {
       if (!value.empty())
         std::memcpy(arena_ + (old.value.data() - arena_), value.data(), value.size());
       return SetOutcome::kUpdated;
     }
     // The new record goes at the end of the arena and the slot follows it; the old one is dead.
-    // An arena that must grow anyway is compacted first when it is mostly dead. Once only: the
-    // old record itself may be most of the compacted arena (one large field updated), and
-    // compacting again would never end (it once recursed until the stack overflowed).
-    if (arena_used_ + record_bytes > arena_capacity_ &&
-        TooMuchDead(arena_dead_ + (old.end - offset), arena_used_)) {
-      if (!Rebuild(64 - home_shift_, memory)) return SetOutcome::kOutOfMemory;
-      index = Locate(field, hash);
-      KEEL_ASSERT(index != SIZE_MAX);
-      offset = OffsetOf(slots_[index]);
-    }
     if (!ReserveArena(record_bytes, memory)) return SetOutcome::kOutOfMemory;
-    const size_t dead = PairAt(offset).end - offset;  // the arena may have moved
-    slots_[index] = WithOffset(slots_[index], arena_used_);
-    arena_used_ += WriteRecord(arena_ + arena_used_, field, value);
+    const uint64_t offset = index_.Find(records(), field, hash);  // the arena may have moved
+    const size_t dead = PairAt(offset).end - offset;
+    const size_t at = arena_used_;
+    arena_used_ += WriteRecord(arena_ + at, field, value);
+    index_.Repoint(records(), field, hash, at);
     arena_dead_ += dead;
     return SetOutcome::kUpdated;
   }
-  if (Overloaded(fields_ + 1, home_slots()) ||
-      (arena_used_ + record_bytes > arena_capacity_ && TooMuchDead(arena_dead_, arena_used_))) {
-    if (!Rebuild(BitsFor(fields_ + 1), memory)) return SetOutcome::kOutOfMemory;
-  }
+  if (!index_.Reserve(records(), 1, memory)) return SetOutcome::kOutOfMemory;
   if (!ReserveArena(record_bytes, memory)) return SetOutcome::kOutOfMemory;
   const size_t offset = arena_used_;
-  if (!TableInsert(offset, hash)) {
-    // A probe run reached the end of the overflow area (a degenerate run): a larger table
-    // takes it, or nothing changed.
-    if (!Rebuild(BitsFor(fields_ + 1) + 1, memory)) return SetOutcome::kOutOfMemory;
-    if (!ReserveArena(record_bytes, memory)) return SetOutcome::kOutOfMemory;
-    const bool inserted = TableInsert(arena_used_, hash);
-    KEEL_ASSERT(inserted);
+  if (offset > MemberIndex::kOffsetMax) return SetOutcome::kOutOfMemory;
+  arena_used_ += WriteRecord(arena_ + offset, field, value);
+  if (!index_.Insert(records(), offset, hash, memory)) {
+    arena_used_ = offset;
+    return SetOutcome::kOutOfMemory;
   }
-  arena_used_ += WriteRecord(arena_ + arena_used_, field, value);
   fields_++;
+  index_.Advance(records(), 1, memory);
   return SetOutcome::kInserted;
 }
 
 bool HashValue::Remove(std::string_view field, MemoryAccountant& memory) {
   if (has_ttls_) (void)PersistField(field, memory);
-  if (slots_ == nullptr) {
+  if (is_listpack()) {
     const size_t offset = ListpackFind(field);
     if (offset == SIZE_MAX) return false;
     const size_t end = PairAt(offset).end;
@@ -359,167 +340,51 @@ bool HashValue::Remove(std::string_view field, MemoryAccountant& memory) {
     fields_--;
     return true;
   }
-  const size_t index = Locate(field, HashOf(field));
-  if (index == SIZE_MAX) return false;
-  const size_t offset = OffsetOf(slots_[index]);
+  const uint64_t hash = HashOf(field);
+  const uint64_t offset = index_.Find(records(), field, hash);
+  if (offset == MemberIndex::kAbsent) return false;
   arena_dead_ += PairAt(offset).end - offset;
-  TableRemoveAt(index);
+  index_.Remove(records(), field, hash);
   fields_--;
+  index_.Advance(records(), 1, memory);
   // Keep the table at least 1/16 full (random draws probe slots) and the arena at least half
-  // live; either rebuild may be refused, which only costs space.
-  if (home_slots() > 64 && fields_ * 16 < home_slots()) {
-    (void)Rebuild(BitsFor(fields_), memory);
-  } else if (TooMuchDead(arena_dead_, arena_used_)) {
-    (void)Rebuild(64 - home_shift_, memory);
-  }
+  // live; either may be refused, which only costs space.
+  index_.MaybeShrink(records(), memory);
+  if (TooMuchDead(arena_dead_, arena_used_)) (void)CompactArena(memory);
   return true;
 }
 
 bool HashValue::Reserve(size_t more_fields, size_t more_bytes, MemoryAccountant& memory) {
   KEEL_ASSERT(!is_listpack());
-  if (Overloaded(fields_ + more_fields, home_slots()) &&
-      !Rebuild(BitsFor(fields_ + more_fields), memory)) {
-    return false;
-  }
-  return ReserveArena(more_bytes, memory);
+  return index_.Reserve(records(), more_fields, memory) && ReserveArena(more_bytes, memory);
 }
 
 bool HashValue::ConvertToHashtable(size_t fields_hint, MemoryAccountant& memory) {
   KEEL_ASSERT(is_listpack());
-  return Rebuild(BitsFor(std::max<size_t>(fields_hint, fields_)), memory);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The hashtable's index.
-
-uint64_t HashValue::HashOf(std::string_view field) const {
-  return HashBytes(field.data(), field.size(), hash_seed());
-}
-
-int HashValue::BitsFor(size_t fields) {
-  // The smallest power of two that keeps `fields` at most 4/5 full, at least 16 slots.
-  int bits = 4;
-  while (Overloaded(fields, size_t{1} << bits)) bits++;
-  return bits;
-}
-
-size_t HashValue::SlotHome(size_t index) const {
-  const uint64_t distance = DistanceOf(slots_[index]);
-  if (distance < kDistanceSaturated) return index - distance;
-  return HomeOf(HashOf(PairAt(OffsetOf(slots_[index])).field));
-}
-
-size_t HashValue::Locate(std::string_view field, uint64_t hash) const {
-  const size_t home = HomeOf(hash);
-  const uint64_t tag = TagOf(hash);
-  for (size_t i = home; i < slot_count(); i++) {
-    const uint64_t slot = slots_[i];
-    if (slot == 0) return SIZE_MAX;
-    const size_t slot_home = SlotHome(i);
-    // Runs are sorted by home: past our home, the field is not here.
-    if (slot_home > home) return SIZE_MAX;
-    if (slot_home == home && (slot >> 48) == tag && PairAt(OffsetOf(slot)).field == field) {
-      return i;
-    }
-  }
-  return SIZE_MAX;
-}
-
-bool HashValue::TableInsert(size_t offset, uint64_t hash) {
-  size_t carry_home = HomeOf(hash);
-  // The insertion shifts fields up to the first empty slot at or after the home; with none
-  // before the end of the overflow area, refuse before changing anything.
-  size_t empty = carry_home;
-  while (empty < slot_count() && slots_[empty] != 0) empty++;
-  if (empty == slot_count()) return false;
-  uint64_t carry_offset = offset;
-  uint64_t carry_tag = TagOf(hash);
-  for (size_t i = carry_home; i < empty; i++) {
-    const size_t slot_home = SlotHome(i);
-    // Robin Hood: a field from a later home yields its place, which keeps runs sorted by home.
-    if (slot_home > carry_home) {
-      const uint64_t displaced = slots_[i];
-      slots_[i] = MakeSlot(carry_offset, i - carry_home, carry_tag);
-      carry_home = slot_home;
-      carry_offset = OffsetOf(displaced);
-      carry_tag = displaced >> 48;
-    }
-  }
-  slots_[empty] = MakeSlot(carry_offset, empty - carry_home, carry_tag);
-  return true;
-}
-
-void HashValue::TableRemoveAt(size_t index) {
-  size_t i = index;
-  // Backward shift: the rest of the run moves one slot nearer home.
-  while (i + 1 < slot_count() && slots_[i + 1] != 0 && SlotHome(i + 1) != i + 1) {
-    const uint64_t next = slots_[i + 1];
-    const size_t home = SlotHome(i + 1);
-    slots_[i] = MakeSlot(OffsetOf(next), i - home, next >> 48);
-    i++;
-  }
-  slots_[i] = 0;
-}
-
-size_t HashValue::NextBoundary(size_t slot) const {
-  for (size_t i = slot; i < slot_count(); i++) {
-    if (slots_[i] == 0 || DistanceOf(slots_[i]) == 0) return i;
-  }
-  return slot_count();
-}
-
-bool HashValue::Rebuild(int bits, MemoryAccountant& memory) {
-  const size_t homes = size_t{1} << bits;
-  // Room past the last home for the runs that start near it (see set.cc).
-  const size_t overflow = OverflowFor(homes);
-  const size_t slots = homes + overflow;
-  auto* table =
-      static_cast<uint64_t*>(memory.AllocateZeroed(slots * sizeof(uint64_t), MemoryUse::kKeyspace));
-  if (table == nullptr) return false;
-  const size_t live = arena_used_ - arena_dead_;
-  const size_t capacity = live + live / 4;
+  MemberIndex index;
+  if (!index.Create(std::max<size_t>(fields_hint, fields_), memory)) return false;
+  // The listpack's arena was sized to the byte; the table's grows by quarters.
+  const size_t capacity = arena_used_ + arena_used_ / 4;
   char* arena = nullptr;
-  if (live > 0) {
+  if (arena_used_ > 0) {
     arena = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
     if (arena == nullptr) {
-      memory.Deallocate(table, slots * sizeof(uint64_t), MemoryUse::kKeyspace);
+      index.Destroy(memory);
       return false;
     }
+    std::memcpy(arena, arena_, arena_used_);
+    memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
   }
-  // Nothing can fail from here on: the live records are copied in their current order.
-  uint64_t* old_slots = slots_;
-  const size_t old_slot_count = slot_count();
-  char* old_arena = arena_;
-  const size_t old_arena_used = arena_used_;
-  const size_t old_arena_capacity = arena_capacity_;
-  slots_ = table;
-  home_shift_ = static_cast<uint8_t>(64 - bits);
   arena_ = arena;
-  arena_capacity_ = live > 0 ? capacity : 0;
-  arena_used_ = 0;
-  arena_dead_ = 0;
-  auto place = [&](size_t old_offset) {
-    const Pair pair = PairIn(old_arena, old_offset);
-    const size_t offset = arena_used_;
-    std::memcpy(arena_ + offset, old_arena + old_offset, pair.end - old_offset);
-    arena_used_ += pair.end - old_offset;
-    const bool inserted = TableInsert(offset, HashOf(pair.field));
+  arena_capacity_ = arena_used_ > 0 ? capacity : 0;
+  index_.Swap(index);
+  // A table sized for the fields takes them all, in the listpack's order: nothing can fail.
+  for (size_t offset = 0; offset < arena_used_;) {
+    const Pair pair = PairAt(offset);
+    const bool inserted = index_.Insert(records(), offset, HashOf(pair.field), memory);
     KEEL_ASSERT(inserted);
-  };
-  if (old_slots == nullptr) {
-    for (size_t offset = 0; offset < old_arena_used;) {
-      const size_t end = PairIn(old_arena, offset).end;
-      place(offset);
-      offset = end;
-    }
-  } else {
-    for (size_t i = 0; i < old_slot_count; i++) {
-      if (old_slots[i] != 0) place(OffsetOf(old_slots[i]));
-    }
-    memory.Deallocate(old_slots, old_slot_count * sizeof(uint64_t), MemoryUse::kKeyspace);
+    offset = pair.end;
   }
-  KEEL_ASSERT(arena_used_ == live);
-  if (old_arena != nullptr) memory.Deallocate(old_arena, old_arena_capacity, MemoryUse::kKeyspace);
   return true;
 }
 
@@ -609,7 +474,7 @@ bool HashValue::CheckInvariants() const {
     if (!known || ttls_->min_expire > earliest) return false;
   }
   size_t counted = 0;
-  if (slots_ == nullptr) {
+  if (is_listpack()) {
     if (arena_dead_ != 0) return false;
     bool distinct = true;
     for (size_t offset = 0; offset < arena_used_;) {
@@ -626,24 +491,14 @@ bool HashValue::CheckInvariants() const {
     }
     return distinct && counted == fields_;
   }
-  size_t previous_home = 0;
   size_t live_bytes = 0;
-  for (size_t i = 0; i < slot_count(); i++) {
-    if (slots_[i] == 0) continue;
-    const size_t offset = OffsetOf(slots_[i]);
-    if (offset >= arena_used_) return false;
-    const Pair pair = PairAt(offset);
-    if (pair.end > arena_used_) return false;
-    live_bytes += pair.end - offset;
-    const uint64_t hash = HashOf(pair.field);
-    const size_t home = HomeOf(hash);
-    if (home > i || (slots_[i] >> 48) != TagOf(hash)) return false;
-    if (DistanceOf(slots_[i]) != std::min<uint64_t>(i - home, kDistanceSaturated)) return false;
-    if (i > 0 && slots_[i - 1] != 0 && home < previous_home) return false;
-    previous_home = home;
-    counted++;
-  }
-  return counted == fields_ && live_bytes + arena_dead_ == arena_used_;
+  bool in_arena = true;
+  index_.ForEachOffset([&](uint64_t offset) {
+    in_arena = in_arena && offset < arena_used_ && PairAt(offset).end <= arena_used_;
+    if (in_arena) live_bytes += PairAt(offset).end - offset;
+  });
+  return in_arena && index_.size() == fields_ && index_.CheckInvariants(records()) &&
+         live_bytes + arena_dead_ == arena_used_;
 }
 
 }  // namespace keel

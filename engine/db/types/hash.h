@@ -10,10 +10,10 @@
 //            built from the records when serialised.
 // hashtable  anything else. Redis holds a dict of sds pairs (about 100 bytes per field); Keel
 //            keeps the records in an arena (a changed value of another size is appended, its
-//            old record counted dead until a rebuild compacts the arena) and indexes them with
-//            the set family's open-addressing table of 8-byte slots (set.h): Robin Hood linear
-//            probing in hash order, so that an HSCAN cursor is a position in hash space that
-//            stays valid across every resize.
+//            old record counted dead until a compaction) and indexes them with a MemberIndex
+//            (member_index.h, as sets and sorted sets do): an open-addressing table of 8-byte
+//            slots in hash order, resized incrementally, so that an HSCAN cursor is a position
+//            in hash space that stays valid across every resize.
 //
 // A hash converts from listpack to hashtable as Redis's hashTypeTryConversion and hashTypeSet
 // decide (the command layer calls ConvertToHashtable), and never back. Nothing depends on
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "engine/base/rng.h"
+#include "engine/db/types/member_index.h"
 #include "engine/env/memory.h"
 
 namespace keel {
@@ -49,7 +50,7 @@ class HashValue {
   HashValue(const HashValue&) = delete;
   HashValue& operator=(const HashValue&) = delete;
 
-  bool is_listpack() const { return slots_ == nullptr; }
+  bool is_listpack() const { return !index_.allocated(); }
   size_t size() const { return fields_; }
   uint64_t hash_seed() const { return has_ttls_ ? ttls_->hash_seed : hash_seed_; }
 
@@ -138,30 +139,18 @@ class HashValue {
   static Pair PairIn(const char* arena, size_t offset);
   Pair PairAt(size_t offset) const { return PairIn(arena_, offset); }
   static size_t WriteRecord(char* out, std::string_view field, std::string_view value);
+  // Makes room for `bytes` more arena bytes (compacting a mostly dead table arena as it grows);
+  // false when refused (nothing changed).
   bool ReserveArena(size_t bytes, MemoryAccountant& memory);
+  // Copies the live records into a new arena in the index's order; false when refused.
+  bool CompactArena(MemoryAccountant& memory);
   // The record offset of `field` in a listpack, or SIZE_MAX.
   size_t ListpackFind(std::string_view field) const;
   SetOutcome ListpackSet(std::string_view field, std::string_view value, MemoryAccountant& memory);
   SetOutcome TableSet(std::string_view field, std::string_view value, MemoryAccountant& memory);
 
-  uint64_t HashOf(std::string_view field) const;
-  size_t HomeOf(uint64_t hash) const { return static_cast<size_t>(hash >> home_shift_); }
-  // The table's size follows from its shift: 2^(64 - shift) homes and the overflow area past
-  // them (32 + homes / 8 slots, room for the runs that start near the last home).
-  size_t home_slots() const { return slots_ == nullptr ? 0 : size_t{1} << (64 - home_shift_); }
-  static size_t OverflowFor(size_t homes) { return 32 + homes / 8; }
-  size_t slot_count() const {
-    return slots_ == nullptr ? 0 : home_slots() + OverflowFor(home_slots());
-  }
-  size_t SlotHome(size_t index) const;
-  size_t Locate(std::string_view field, uint64_t hash) const;
-  bool TableInsert(size_t offset, uint64_t hash);
-  void TableRemoveAt(size_t index);
-  // Builds a table of 2^bits homes over the live records in a compacted arena; false when
-  // refused, leaving everything as it was.
-  bool Rebuild(int bits, MemoryAccountant& memory);
-  size_t NextBoundary(size_t slot) const;
-  static int BitsFor(size_t fields);
+  MemberRecords records() const { return {arena_, hash_seed()}; }
+  uint64_t HashOf(std::string_view field) const { return records().HashOf(field); }
 
   // The field TTL side table (see has_field_ttls): `times` maps a field to its expiry as 8
   // little-endian bytes.
@@ -177,7 +166,7 @@ class HashValue {
   static int64_t DecodeTime(std::string_view bytes);
 
   char* arena_ = nullptr;
-  uint64_t* slots_ = nullptr;  // null: listpack encoding
+  MemberIndex index_;  // not allocated: listpack encoding
   union {
     uint64_t hash_seed_ = 0;  // without field TTLs
     FieldTtls* ttls_;         // with them (tagged by has_ttls_)
@@ -186,16 +175,11 @@ class HashValue {
   size_t arena_capacity_ = 0;
   size_t arena_dead_ = 0;  // bytes of replaced or removed records (hashtable only)
   uint32_t fields_ = 0;
-  uint8_t home_shift_ = 64;
   bool has_ttls_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
 // Template implementations.
-
-namespace hash_internal {
-inline constexpr uint64_t kOffsetMask = (uint64_t{1} << 40) - 1;
-}  // namespace hash_internal
 
 template <typename Visit>
 void HashValue::ForEachFieldTtl(Visit&& visit) const {
@@ -223,7 +207,7 @@ size_t HashValue::ExpireFields(int64_t now_ms, size_t max, MemoryAccountant& mem
 
 template <typename Visit>
 void HashValue::ForEach(Visit&& visit) const {
-  if (slots_ == nullptr) {
+  if (is_listpack()) {
     for (size_t offset = 0; offset < arena_used_;) {
       const Pair pair = PairAt(offset);
       offset = pair.end;
@@ -231,30 +215,22 @@ void HashValue::ForEach(Visit&& visit) const {
     }
     return;
   }
-  for (size_t i = 0; i < slot_count(); i++) {
-    if (slots_[i] == 0) continue;
-    const Pair pair = PairAt((slots_[i] & hash_internal::kOffsetMask) - 1);
+  index_.ForEachOffset([&](uint64_t offset) {
+    const Pair pair = PairAt(offset);
     visit(pair.field, pair.value);
-  }
+  });
 }
 
 template <typename Visit>
 uint64_t HashValue::Scan(uint64_t cursor, size_t count, Visit&& visit) const {
-  if (slots_ == nullptr) {
+  if (is_listpack()) {
     ForEach(visit);
     return 0;
   }
-  if (count == 0) count = 1;
-  const size_t start = HomeOf(cursor);
-  const size_t stop = start + count >= slot_count() ? slot_count() : NextBoundary(start + count);
-  for (size_t i = start; i < stop; i++) {
-    if (slots_[i] == 0) continue;
-    const Pair pair = PairAt((slots_[i] & hash_internal::kOffsetMask) - 1);
-    // Fields displaced here from before the cursor's home were visited already.
-    if (HashOf(pair.field) >= cursor) visit(pair.field, pair.value);
-  }
-  if (stop >= home_slots()) return 0;
-  return static_cast<uint64_t>(stop) << home_shift_;
+  return index_.Scan(records(), cursor, count, [&](uint64_t offset) {
+    const Pair pair = PairAt(offset);
+    visit(pair.field, pair.value);
+  });
 }
 
 }  // namespace keel

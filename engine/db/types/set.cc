@@ -13,19 +13,6 @@ namespace {
 
 constexpr size_t kIntsetHeaderBytes = 8;  // width and count, 4 bytes each, little-endian
 
-// A table slot: the record's arena offset + 1 (40 bits, 0 = empty), its distance from home
-// (8 bits, saturated at 255: the home is then recomputed from the member), and 16 bits of the
-// member's hash (a tag, so that a probe rarely compares bytes of another member).
-constexpr uint64_t kOffsetMask = (uint64_t{1} << 40) - 1;
-constexpr uint64_t kDistanceSaturated = 255;
-
-uint64_t OffsetOf(uint64_t slot) { return (slot & kOffsetMask) - 1; }
-uint64_t DistanceOf(uint64_t slot) { return (slot >> 40) & 0xff; }
-uint64_t TagOf(uint64_t hash) { return hash & 0xffff; }
-uint64_t MakeSlot(uint64_t offset, uint64_t distance, uint64_t tag) {
-  return (offset + 1) | (std::min(distance, kDistanceSaturated) << 40) | (tag << 48);
-}
-
 // The narrowest intset width that holds `value` (Redis's _intsetValueEncoding).
 uint32_t WidthFor(int64_t value) {
   if (value >= INT16_MIN && value <= INT16_MAX) return 2;
@@ -61,9 +48,6 @@ size_t VarintBytes(size_t value) {
   return bytes;
 }
 
-// Load factor bounds of the table: grow past 4/5 full, shrink under 1/16 full.
-bool Overloaded(size_t members, size_t home_slots) { return members * 5 > home_slots * 4; }
-
 }  // namespace
 
 size_t SetIntText(int64_t value, char* out) { return FormatInt64(value, out); }
@@ -95,7 +79,7 @@ SetValue* SetValue::CreateHashtable(MemoryAccountant& memory, uint64_t hash_seed
   if (block == nullptr) return nullptr;
   auto* set = new (block) SetValue();
   set->hash_seed_ = hash_seed;
-  if (members_hint > kSmallMembers && !set->Rebuild(BitsFor(members_hint), false, memory)) {
+  if (members_hint > kSmallMembers && !set->index_.Create(members_hint, memory)) {
     Destroy(set, memory);
     return nullptr;
   }
@@ -109,9 +93,7 @@ void SetValue::Destroy(SetValue* set, MemoryAccountant& memory) {
   if (set->arena_ != nullptr) {
     memory.Deallocate(set->arena_, set->arena_capacity_, MemoryUse::kKeyspace);
   }
-  if (set->slots_ != nullptr) {
-    memory.Deallocate(set->slots_, set->slot_count() * sizeof(uint64_t), MemoryUse::kKeyspace);
-  }
+  set->index_.Destroy(memory);
   set->~SetValue();
   memory.Deallocate(set, sizeof(SetValue), MemoryUse::kKeyspace);
 }
@@ -142,17 +124,7 @@ SetValue* SetValue::Clone(const SetValue& set, MemoryAccountant& memory) {
     copy->arena_used_ = set.arena_used_;
     copy->arena_dead_ = set.arena_dead_;
     copy->members_ = set.members_;
-    if (ok && set.slots_ != nullptr) {
-      copy->slots_ =
-          static_cast<uint64_t*>(copy_block(set.slots_, set.slot_count() * sizeof(uint64_t)));
-      ok = copy->slots_ != nullptr;
-    }
-    // Only once the slots exist do the table sizes describe something Destroy must free.
-    if (ok) {
-      copy->home_slots_ = set.home_slots_;
-      copy->overflow_slots_ = set.overflow_slots_;
-      copy->home_shift_ = set.home_shift_;
-    }
+    if (ok) ok = copy->index_.CopyFrom(set.index_, memory);
   }
   if (!ok) {
     Destroy(copy, memory);
@@ -203,9 +175,7 @@ SetValue* SetValue::FromIntsetBlob(MemoryAccountant& memory, uint64_t hash_seed,
 size_t SetValue::size() const { return is_intset() ? ReadU32(intset_ + 4) : members_; }
 
 size_t SetValue::allocated_bytes() const {
-  size_t bytes = sizeof(SetValue) + intset_bytes_ + arena_capacity_;
-  if (slots_ != nullptr) bytes += slot_count() * sizeof(uint64_t);
-  return bytes;
+  return sizeof(SetValue) + intset_bytes_ + arena_capacity_ + index_.allocated_bytes();
 }
 
 std::string_view SetValue::intset_blob() const {
@@ -222,8 +192,8 @@ bool SetValue::Contains(std::string_view member) const {
     IntsetSearch(value, &found);
     return found;
   }
-  if (slots_ == nullptr) return SmallFind(member) != SIZE_MAX;
-  return Locate(member, HashOf(member)) != SIZE_MAX;
+  if (!index_.allocated()) return SmallFind(member) != SIZE_MAX;
+  return index_.Find(records(), member, HashOf(member)) != MemberIndex::kAbsent;
 }
 
 std::string_view SetValue::RandomMember(Rng& rng, std::string* scratch) const {
@@ -234,7 +204,7 @@ std::string_view SetValue::RandomMember(Rng& rng, std::string* scratch) const {
     scratch->assign(text, length);
     return *scratch;
   }
-  if (slots_ == nullptr) {
+  if (!index_.allocated()) {
     size_t index = rng.Below(members_);
     for (size_t offset = 0;; index--) {
       const std::string_view member = RecordAt(offset);
@@ -242,12 +212,7 @@ std::string_view SetValue::RandomMember(Rng& rng, std::string* scratch) const {
       offset = static_cast<size_t>(member.data() + member.size() - arena_);
     }
   }
-  // Uniform over the members: uniform slots, retried until one is occupied (the table is kept
-  // at least 1/16 full, so this takes 16 draws at worst on average).
-  while (true) {
-    const uint64_t slot = slots_[rng.Below(slot_count())];
-    if (slot != 0) return RecordAt(OffsetOf(slot));
-  }
+  return RecordAt(index_.RandomOffset(rng));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,8 +235,9 @@ SetValue::AddOutcome SetValue::Add(std::string_view member, size_t intset_max,
     // Not an integer, or one too many (Redis converts with room for the members it has).
     if (!ConvertToHashtable(size() + 1, memory)) return AddOutcome::kOutOfMemory;
   }
-  if (slots_ == nullptr ? SmallFind(member) != SIZE_MAX
-                        : Locate(member, HashOf(member)) != SIZE_MAX) {
+  if (!index_.allocated()
+          ? SmallFind(member) != SIZE_MAX
+          : index_.Find(records(), member, HashOf(member)) != MemberIndex::kAbsent) {
     return AddOutcome::kPresent;
   }
   return HashtableAdd(member, memory) ? AddOutcome::kAdded : AddOutcome::kOutOfMemory;
@@ -313,14 +279,11 @@ bool SetValue::ConvertToHashtable(size_t members_hint, MemoryAccountant& memory)
   intset_ = nullptr;
   intset_bytes_ = 0;
   std::swap(arena_, built->arena_);
-  std::swap(slots_, built->slots_);
+  index_.Swap(built->index_);
   std::swap(members_, built->members_);
   std::swap(arena_used_, built->arena_used_);
   std::swap(arena_capacity_, built->arena_capacity_);
   std::swap(arena_dead_, built->arena_dead_);
-  std::swap(home_slots_, built->home_slots_);
-  std::swap(overflow_slots_, built->overflow_slots_);
-  std::swap(home_shift_, built->home_shift_);
   Destroy(built, memory);
   return true;
 }
@@ -427,16 +390,47 @@ std::string_view SetValue::RecordAt(size_t offset) const {
 
 bool SetValue::ReserveArena(size_t bytes, MemoryAccountant& memory) {
   if (arena_used_ + bytes <= arena_capacity_) return true;
+  // An arena that must move anyway is compacted when it is mostly dead (the copy costs the same).
+  if (index_.allocated() && arena_dead_ > arena_used_ / 2 && CompactArena(memory) &&
+      arena_used_ + bytes <= arena_capacity_) {
+    return true;
+  }
   // Small sets grow to the byte (their arena is most of their memory); larger ones by a quarter,
   // so that a set built by SADDs costs amortised O(1) per member.
   size_t capacity = arena_used_ + bytes;
-  if (slots_ != nullptr) capacity += capacity / 4;
+  if (index_.allocated()) capacity += capacity / 4;
   char* grown = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
   if (grown == nullptr) return false;
   if (arena_used_ > 0) std::memcpy(grown, arena_, arena_used_);
   if (arena_ != nullptr) memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
   arena_ = grown;
   arena_capacity_ = capacity;
+  return true;
+}
+
+bool SetValue::CompactArena(MemoryAccountant& memory) {
+  const size_t live = arena_used_ - arena_dead_;
+  const size_t capacity = live + live / 4;
+  char* arena = nullptr;
+  if (live > 0) {
+    arena = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
+    if (arena == nullptr) return false;
+  }
+  // Nothing can fail from here on: the live records are copied in the index's order.
+  size_t used = 0;
+  index_.MoveRecords([&](uint64_t old_offset) {
+    const std::string_view member = RecordAt(old_offset);
+    const size_t bytes = RecordBytes(member.size());
+    std::memcpy(arena + used, member.data() + member.size() - bytes, bytes);
+    used += bytes;
+    return used - bytes;
+  });
+  KEEL_ASSERT(used == live);
+  if (arena_ != nullptr) memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
+  arena_ = arena;
+  arena_capacity_ = live > 0 ? capacity : 0;
+  arena_used_ = live;
+  arena_dead_ = 0;
   return true;
 }
 
@@ -465,39 +459,60 @@ size_t SetValue::SmallFind(std::string_view member) const {
   return SIZE_MAX;
 }
 
+bool SetValue::IndexSmallSet(MemoryAccountant& memory) {
+  KEEL_ASSERT(!index_.allocated() && arena_dead_ == 0);
+  MemberIndex index;
+  if (!index.Create(members_ + 1, memory)) return false;
+  // The arena was sized to the byte; the indexed set's grows by quarters.
+  const size_t capacity = arena_used_ + arena_used_ / 4;
+  char* arena = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
+  if (arena == nullptr) {
+    index.Destroy(memory);
+    return false;
+  }
+  std::memcpy(arena, arena_, arena_used_);
+  memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
+  arena_ = arena;
+  arena_capacity_ = capacity;
+  index_.Swap(index);
+  // A table sized for the members takes them all: nothing can fail.
+  for (size_t offset = 0; offset < arena_used_;) {
+    const std::string_view member = RecordAt(offset);
+    const bool inserted = index_.Insert(records(), offset, HashOf(member), memory);
+    KEEL_ASSERT(inserted);
+    offset = static_cast<size_t>(member.data() + member.size() - arena_);
+  }
+  return true;
+}
+
 bool SetValue::HashtableAdd(std::string_view member, MemoryAccountant& memory) {
   const size_t record_bytes = RecordBytes(member.size());
-  if (slots_ == nullptr && members_ >= kSmallMembers) {
-    // The set outgrows its walk: index it (the arena is compacted as it is indexed).
-    if (!Rebuild(BitsFor(members_ + 1), false, memory)) return false;
-  } else if (slots_ != nullptr && Overloaded(members_ + 1, home_slots_)) {
-    if (!Rebuild(BitsFor(members_ + 1), arena_dead_ > arena_used_ / 2, memory)) return false;
+  if (!index_.allocated() && members_ >= kSmallMembers) {
+    // The set outgrows its walk: index it.
+    if (!IndexSmallSet(memory)) return false;
+  } else if (index_.allocated() && !index_.Reserve(records(), 1, memory)) {
+    return false;
   }
   if (!ReserveArena(record_bytes, memory)) return false;
-  if (slots_ == nullptr) {
+  if (!index_.allocated()) {
     AppendRecord(member);
     members_++;
     return true;
   }
-  const uint64_t hash = HashOf(member);
   const size_t before = arena_used_;
   const size_t offset = AppendRecord(member);
-  if (!TableInsert(offset, hash)) {
-    // A probe run reached the end of the overflow area (a degenerate run): a larger table takes
-    // it, or nothing changed.
+  if (offset > MemberIndex::kOffsetMax ||
+      !index_.Insert(records(), offset, HashOf(member), memory)) {
     arena_used_ = before;
-    if (!Rebuild(BitsFor(members_ + 1) + 1, false, memory)) return false;
-    if (!ReserveArena(record_bytes, memory)) return false;
-    const size_t retried = AppendRecord(member);
-    const bool inserted = TableInsert(retried, hash);
-    KEEL_ASSERT(inserted);
+    return false;
   }
   members_++;
+  index_.Advance(records(), 1, memory);
   return true;
 }
 
 bool SetValue::HashtableRemove(std::string_view member, MemoryAccountant& memory) {
-  if (slots_ == nullptr) {
+  if (!index_.allocated()) {
     const size_t offset = SmallFind(member);
     if (offset == SIZE_MAX) return false;
     const size_t bytes = RecordBytes(member.size());
@@ -506,167 +521,14 @@ bool SetValue::HashtableRemove(std::string_view member, MemoryAccountant& memory
     members_--;
     return true;
   }
-  const size_t index = Locate(member, HashOf(member));
-  if (index == SIZE_MAX) return false;
+  if (index_.Remove(records(), member, HashOf(member)) == MemberIndex::kAbsent) return false;
   arena_dead_ += RecordBytes(member.size());
-  TableRemoveAt(index);
   members_--;
+  index_.Advance(records(), 1, memory);
   // Keep the table at least 1/16 full (random draws probe slots) and the arena at least half
-  // live; either rebuild may be refused, which only costs space.
-  if (home_slots_ > 64 && members_ * 16 < home_slots_) {
-    (void)Rebuild(BitsFor(members_), true, memory);
-  } else if (arena_dead_ > 4096 && arena_dead_ > arena_used_ / 2) {
-    (void)Rebuild(__builtin_ctzll(static_cast<uint64_t>(home_slots_)), true, memory);
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The hashtable's index.
-
-uint64_t SetValue::HashOf(std::string_view member) const {
-  return HashBytes(member.data(), member.size(), hash_seed_);
-}
-
-int SetValue::BitsFor(size_t members) {
-  // The smallest power of two that keeps `members` at most 4/5 full, at least 16 slots.
-  int bits = 4;
-  while (Overloaded(members, size_t{1} << bits)) bits++;
-  return bits;
-}
-
-size_t SetValue::SlotHome(size_t index) const {
-  const uint64_t distance = DistanceOf(slots_[index]);
-  if (distance < kDistanceSaturated) return index - distance;
-  return HomeOf(HashOf(RecordAt(OffsetOf(slots_[index]))));
-}
-
-size_t SetValue::Locate(std::string_view member, uint64_t hash) const {
-  const size_t home = HomeOf(hash);
-  const uint64_t tag = TagOf(hash);
-  for (size_t i = home; i < slot_count(); i++) {
-    const uint64_t slot = slots_[i];
-    if (slot == 0) return SIZE_MAX;
-    const size_t slot_home = SlotHome(i);
-    // Runs are sorted by home: past our home, the member is not here.
-    if (slot_home > home) return SIZE_MAX;
-    if (slot_home == home && (slot >> 48) == tag && RecordAt(OffsetOf(slot)) == member) return i;
-  }
-  return SIZE_MAX;
-}
-
-bool SetValue::TableInsert(size_t offset, uint64_t hash) {
-  size_t carry_home = HomeOf(hash);
-  // The insertion shifts members up to the first empty slot at or after the home; with none
-  // before the end of the overflow area, refuse before changing anything.
-  size_t empty = carry_home;
-  while (empty < slot_count() && slots_[empty] != 0) empty++;
-  if (empty == slot_count()) return false;
-  uint64_t carry_offset = offset;
-  uint64_t carry_tag = TagOf(hash);
-  for (size_t i = carry_home; i < empty; i++) {
-    const size_t slot_home = SlotHome(i);
-    // Robin Hood: the member from a later home yields its place, which keeps runs sorted by home
-    // (members of one home stay in insertion order).
-    if (slot_home > carry_home) {
-      const uint64_t displaced = slots_[i];
-      slots_[i] = MakeSlot(carry_offset, i - carry_home, carry_tag);
-      carry_home = slot_home;
-      carry_offset = OffsetOf(displaced);
-      carry_tag = displaced >> 48;
-    }
-  }
-  slots_[empty] = MakeSlot(carry_offset, empty - carry_home, carry_tag);
-  return true;
-}
-
-void SetValue::TableRemoveAt(size_t index) {
-  size_t i = index;
-  // Backward shift: the rest of the run moves one slot nearer home.
-  while (i + 1 < slot_count() && slots_[i + 1] != 0 && SlotHome(i + 1) != i + 1) {
-    const uint64_t next = slots_[i + 1];
-    const size_t home = SlotHome(i + 1);
-    slots_[i] = MakeSlot(OffsetOf(next), i - home, next >> 48);
-    i++;
-  }
-  slots_[i] = 0;
-}
-
-size_t SetValue::NextBoundary(size_t slot) const {
-  for (size_t i = slot; i < slot_count(); i++) {
-    if (slots_[i] == 0 || DistanceOf(slots_[i]) == 0) return i;
-  }
-  return slot_count();
-}
-
-bool SetValue::Rebuild(int bits, bool compact, MemoryAccountant& memory) {
-  const size_t homes = size_t{1} << bits;
-  // Room past the last home for the runs that start near it: Robin Hood runs are short at 4/5
-  // load; a run that still reaches the end makes HashtableAdd rebuild larger.
-  const size_t overflow = 32 + homes / 8;
-  const size_t slots = homes + overflow;
-  auto* table =
-      static_cast<uint64_t*>(memory.AllocateZeroed(slots * sizeof(uint64_t), MemoryUse::kKeyspace));
-  if (table == nullptr) return false;
-  // A set without a table is always compacted into a new arena as it is indexed; its arena was
-  // sized to the byte, and the table's grows by quarters.
-  const bool compacting = (compact || slots_ == nullptr) && arena_used_ > 0;
-  char* arena = arena_;
-  size_t arena_capacity = arena_capacity_;
-  if (compacting) {
-    const size_t live = arena_used_ - arena_dead_;
-    arena_capacity = live + live / 4;
-    arena = live == 0 ? nullptr
-                      : static_cast<char*>(memory.Allocate(arena_capacity, MemoryUse::kKeyspace));
-    if (live > 0 && arena == nullptr) {
-      memory.Deallocate(table, slots * sizeof(uint64_t), MemoryUse::kKeyspace);
-      return false;
-    }
-  }
-  // Nothing can fail from here on: the new layout goes in, and the live records are placed in
-  // it in their current order, read from the old layout.
-  uint64_t* old_slots = slots_;
-  const size_t old_slot_count = slot_count();
-  const char* old_arena = arena_;
-  const size_t old_arena_used = arena_used_;
-  const size_t old_arena_capacity = arena_capacity_;
-  slots_ = table;
-  home_slots_ = static_cast<uint32_t>(homes);
-  overflow_slots_ = static_cast<uint32_t>(overflow);
-  home_shift_ = static_cast<uint8_t>(64 - bits);
-  arena_ = arena;
-  arena_capacity_ = arena_capacity;
-  if (compacting) {
-    arena_used_ = 0;
-    arena_dead_ = 0;
-  }
-  auto place = [&](size_t old_offset) {
-    const std::string_view member = RecordIn(old_arena, old_offset);
-    size_t offset = old_offset;
-    if (compacting) {
-      const size_t bytes = RecordBytes(member.size());
-      offset = arena_used_;
-      std::memcpy(arena_ + offset, member.data() + member.size() - bytes, bytes);
-      arena_used_ += bytes;
-    }
-    const bool inserted = TableInsert(offset, HashOf(member));
-    KEEL_ASSERT(inserted);
-  };
-  if (old_slots == nullptr) {
-    for (size_t offset = 0; offset < old_arena_used;) {
-      const std::string_view member = RecordIn(old_arena, offset);
-      place(offset);
-      offset = static_cast<size_t>(member.data() + member.size() - old_arena);
-    }
-  } else {
-    for (size_t i = 0; i < old_slot_count; i++) {
-      if (old_slots[i] != 0) place(OffsetOf(old_slots[i]));
-    }
-    memory.Deallocate(old_slots, old_slot_count * sizeof(uint64_t), MemoryUse::kKeyspace);
-  }
-  if (compacting && old_arena != nullptr) {
-    memory.Deallocate(const_cast<char*>(old_arena), old_arena_capacity, MemoryUse::kKeyspace);
-  }
+  // live; either may be refused, which only costs space.
+  index_.MaybeShrink(records(), memory);
+  if (arena_dead_ > 4096 && arena_dead_ > arena_used_ / 2) (void)CompactArena(memory);
   return true;
 }
 
@@ -675,7 +537,7 @@ bool SetValue::Rebuild(int bits, bool compact, MemoryAccountant& memory) {
 
 bool SetValue::CheckInvariants() const {
   if (is_intset()) {
-    if (arena_ != nullptr || slots_ != nullptr) return false;
+    if (arena_ != nullptr || index_.allocated()) return false;
     const uint32_t width = IntsetWidth();
     if (width != 2 && width != 4 && width != 8) return false;
     if (kIntsetHeaderBytes + size() * width > intset_bytes_) return false;
@@ -686,24 +548,18 @@ bool SetValue::CheckInvariants() const {
   }
   if (arena_used_ > arena_capacity_) return false;
   size_t counted = 0;
-  if (slots_ == nullptr) {
+  if (!index_.allocated()) {
     ForEach([&](std::string_view) { counted++; });
     return counted == members_ && members_ <= kSmallMembers;
   }
-  size_t previous_home = 0;
-  for (size_t i = 0; i < slot_count(); i++) {
-    if (slots_[i] == 0) continue;
-    const std::string_view member = RecordAt(OffsetOf(slots_[i]));
-    const uint64_t hash = HashOf(member);
-    const size_t home = HomeOf(hash);
-    if (home > i || (slots_[i] >> 48) != TagOf(hash)) return false;
-    if (DistanceOf(slots_[i]) != std::min<uint64_t>(i - home, kDistanceSaturated)) return false;
-    // Within a run homes never decrease; a new run starts at its home.
-    if (i > 0 && slots_[i - 1] != 0 && home < previous_home) return false;
-    previous_home = home;
-    counted++;
-  }
-  return counted == members_;
+  size_t live_bytes = 0;
+  bool in_arena = true;
+  index_.ForEachOffset([&](uint64_t offset) {
+    in_arena = in_arena && offset < arena_used_;
+    if (in_arena) live_bytes += RecordBytes(RecordAt(offset).size());
+  });
+  return in_arena && index_.size() == members_ && index_.CheckInvariants(records()) &&
+         live_bytes + arena_dead_ == arena_used_;
 }
 
 }  // namespace keel

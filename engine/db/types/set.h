@@ -7,16 +7,16 @@
 //            little-endian. The RDB form (RDB_TYPE_SET_INTSET) is those bytes as they are.
 // hashtable  anything else. Redis holds a dict of sds strings (about 80 bytes per member); Keel
 //            packs the members into one byte arena per set (a varint length, then the bytes)
-//            and indexes them with an open-addressing table of 8-byte slots, or, while the set
-//            has at most kSmallMembers members, with no table at all (a linear walk of the
-//            arena is faster than hashing at that size, and costs no slots).
+//            and indexes them with a MemberIndex (member_index.h: an open-addressing table of
+//            8-byte slots in hash order, resized incrementally), or, while the set has at most
+//            kSmallMembers members, with no table at all (a linear walk of the arena is faster
+//            than hashing at that size, and costs no slots).
 //
 // A set converts from intset to hashtable as Redis's setTypeAdd does (a member that is not an
-// integer, or one more than set-max-intset-entries) and never back. The table is kept in hash
-// order (Robin Hood linear probing, homes taken from the hash's high bits, no wrap-around), so
-// an SSCAN cursor is a position in hash space that stays valid across every resize, as the
-// keyspace's SCAN cursor is (key_table.h). Nothing depends on pointer values: the order of the
-// members is a function of the set's hash seed and its history.
+// integer, or one more than set-max-intset-entries) and never back. The index keeps its table in
+// hash order, so an SSCAN cursor is a position in hash space that stays valid across every
+// resize, as the keyspace's SCAN cursor is (key_table.h). Nothing depends on pointer values: the
+// order of the members is a function of the set's hash seed and its history.
 //
 // Memory comes from the MemoryAccountant (MemoryUse::kKeyspace). Every operation that may
 // allocate either completes or, when memory is refused, leaves the set exactly as it was.
@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "engine/base/rng.h"
+#include "engine/db/types/member_index.h"
 #include "engine/env/memory.h"
 
 namespace keel {
@@ -117,44 +118,34 @@ class SetValue {
   std::string_view RecordAt(size_t offset) const;
   static std::string_view RecordIn(const char* arena, size_t offset);
   static size_t RecordBytes(size_t member_size);
-  // Makes room for `bytes` more arena bytes; false when refused (nothing changed).
+  // Makes room for `bytes` more arena bytes (compacting a mostly dead arena as it grows); false
+  // when refused (nothing changed).
   bool ReserveArena(size_t bytes, MemoryAccountant& memory);
+  // Copies the live records into a new arena of `live + live / 4` bytes, in the index's order;
+  // false when refused (nothing changed).
+  bool CompactArena(MemoryAccountant& memory);
   size_t AppendRecord(std::string_view member);
   // The offset of `member` in a set without a table, or SIZE_MAX.
   size_t SmallFind(std::string_view member) const;
+  // Indexes a set without a table (its arena compacted into a new block); false when refused.
+  bool IndexSmallSet(MemoryAccountant& memory);
   bool HashtableAdd(std::string_view member, MemoryAccountant& memory);
   bool HashtableRemove(std::string_view member, MemoryAccountant& memory);
 
-  // --- hashtable index --------------------------------------------------------------------
-  uint64_t HashOf(std::string_view member) const;
-  size_t HomeOf(uint64_t hash) const { return static_cast<size_t>(hash >> home_shift_); }
-  size_t slot_count() const { return home_slots_ + overflow_slots_; }
-  // The home slot of the member in slot `index`.
-  size_t SlotHome(size_t index) const;
-  size_t Locate(std::string_view member, uint64_t hash) const;
-  // Places a record in the table (its member absent); false when the overflow area ran out.
-  bool TableInsert(size_t offset, uint64_t hash);
-  void TableRemoveAt(size_t index);
-  // Builds a table of 2^bits home slots over the live records (and a compacted arena when
-  // `compact`); false when refused, leaving everything as it was.
-  bool Rebuild(int bits, bool compact, MemoryAccountant& memory);
-  size_t NextBoundary(size_t slot) const;
-  static int BitsFor(size_t members);
+  MemberRecords records() const { return {arena_, hash_seed_}; }
+  uint64_t HashOf(std::string_view member) const { return records().HashOf(member); }
 
   // intset_ non-null: intset encoding (intset_bytes_ long). Otherwise hashtable: members in
-  // arena_, indexed by slots_ when non-null.
+  // arena_, indexed by index_ when allocated.
   unsigned char* intset_ = nullptr;
   char* arena_ = nullptr;
-  uint64_t* slots_ = nullptr;
+  MemberIndex index_;
   uint64_t hash_seed_ = 0;
   uint32_t intset_bytes_ = 0;  // the intset's block (at least its header and members)
   uint32_t members_ = 0;       // hashtable only
   size_t arena_used_ = 0;
   size_t arena_capacity_ = 0;
   size_t arena_dead_ = 0;  // bytes of removed records still in the arena (with a table)
-  uint32_t home_slots_ = 0;
-  uint32_t overflow_slots_ = 0;
-  uint8_t home_shift_ = 64;
 
   friend struct SetValueTestPeer;
 };
@@ -175,7 +166,7 @@ void SetValue::ForEach(Visit&& visit) const {
     }
     return;
   }
-  if (slots_ == nullptr) {
+  if (!index_.allocated()) {
     for (size_t offset = 0; offset < arena_used_;) {
       const std::string_view member = RecordAt(offset);
       offset = static_cast<size_t>(member.data() + member.size() - arena_);
@@ -183,28 +174,16 @@ void SetValue::ForEach(Visit&& visit) const {
     }
     return;
   }
-  for (size_t i = 0; i < slot_count(); i++) {
-    if (slots_[i] != 0) visit(RecordAt((slots_[i] & ((uint64_t{1} << 40) - 1)) - 1));
-  }
+  index_.ForEachOffset([&](uint64_t offset) { visit(RecordAt(offset)); });
 }
 
 template <typename Visit>
 uint64_t SetValue::Scan(uint64_t cursor, size_t count, Visit&& visit) const {
-  if (is_intset() || slots_ == nullptr) {
+  if (is_intset() || !index_.allocated()) {
     ForEach(visit);
     return 0;
   }
-  if (count == 0) count = 1;
-  const size_t start = HomeOf(cursor);
-  const size_t stop = start + count >= slot_count() ? slot_count() : NextBoundary(start + count);
-  for (size_t i = start; i < stop; i++) {
-    if (slots_[i] == 0) continue;
-    const std::string_view member = RecordAt((slots_[i] & ((uint64_t{1} << 40) - 1)) - 1);
-    // Members displaced here from before the cursor's home were visited already.
-    if (HashOf(member) >= cursor) visit(member);
-  }
-  if (stop >= home_slots_) return 0;
-  return static_cast<uint64_t>(stop) << home_shift_;
+  return index_.Scan(records(), cursor, count, [&](uint64_t offset) { visit(RecordAt(offset)); });
 }
 
 }  // namespace keel

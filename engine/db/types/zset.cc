@@ -17,22 +17,6 @@
 namespace keel {
 namespace {
 
-// A member-index slot, as the set family's (set.cc): the record's arena offset + 1 (40 bits,
-// 0 = empty), its distance from home (8 bits, saturated at 255: the home is then recomputed),
-// and 16 bits of the member's hash as a tag.
-constexpr uint64_t kOffsetMask = (uint64_t{1} << 40) - 1;
-constexpr uint64_t kDistanceSaturated = 255;
-
-uint64_t OffsetOf(uint64_t slot) { return (slot & kOffsetMask) - 1; }
-uint64_t DistanceOf(uint64_t slot) { return (slot >> 40) & 0xff; }
-uint64_t TagOf(uint64_t hash) { return hash & 0xffff; }
-uint64_t MakeSlot(uint64_t offset, uint64_t distance, uint64_t tag) {
-  return (offset + 1) | (std::min(distance, kDistanceSaturated) << 40) | (tag << 48);
-}
-
-// Grow past 4/5 full, shrink under 1/16 full.
-bool Overloaded(size_t members, size_t home_slots) { return members * 5 > home_slots * 4; }
-
 size_t VarintBytes(size_t value) {
   size_t bytes = 1;
   while (value >= 0x80) {
@@ -149,7 +133,7 @@ ZsetValue* ZsetValue::CreateSkiplist(MemoryAccountant& memory, uint64_t hash_see
   leaf->leaf = true;
   leaf->prev = leaf->next = nullptr;
   zset->root_ = zset->first_ = zset->last_ = leaf;
-  if (!zset->RebuildTable(BitsFor(members_hint), memory)) {
+  if (!zset->index_.Create(members_hint, memory)) {
     Destroy(zset, memory);
     return nullptr;
   }
@@ -175,9 +159,7 @@ void ZsetValue::Destroy(ZsetValue* zset, MemoryAccountant& memory) {
     memory.Deallocate(zset->arena_, zset->arena_capacity_, MemoryUse::kKeyspace);
   }
   if (zset->root_ != nullptr) DestroyNode(zset->root_, memory);
-  if (zset->slots_ != nullptr) {
-    memory.Deallocate(zset->slots_, zset->slot_count() * sizeof(uint64_t), MemoryUse::kKeyspace);
-  }
+  zset->index_.Destroy(memory);
   zset->~ZsetValue();
   memory.Deallocate(zset, sizeof(ZsetValue), MemoryUse::kKeyspace);
 }
@@ -251,15 +233,7 @@ ZsetValue* ZsetValue::Clone(const ZsetValue& zset, MemoryAccountant& memory) {
       while (!node->leaf) node = static_cast<Inner*>(node)->children[0];
       copy->first_ = static_cast<Leaf*>(node);
       copy->last_ = previous;
-      const size_t slot_bytes = zset.slot_count() * sizeof(uint64_t);
-      copy->slots_ = static_cast<uint64_t*>(memory.Allocate(slot_bytes, MemoryUse::kKeyspace));
-      ok = copy->slots_ != nullptr;
-      if (ok) {
-        std::memcpy(copy->slots_, zset.slots_, slot_bytes);
-        copy->home_slots_ = zset.home_slots_;
-        copy->overflow_slots_ = zset.overflow_slots_;
-        copy->home_shift_ = zset.home_shift_;
-      }
+      ok = copy->index_.CopyFrom(zset.index_, memory);
     }
   }
   if (!ok) {
@@ -328,8 +302,7 @@ std::string_view ZsetValue::listpack_blob() const {
 }
 
 size_t ZsetValue::allocated_bytes() const {
-  size_t bytes = sizeof(ZsetValue) + listpack_bytes_ + arena_capacity_;
-  if (slots_ != nullptr) bytes += slot_count() * sizeof(uint64_t);
+  size_t bytes = sizeof(ZsetValue) + listpack_bytes_ + arena_capacity_ + index_.allocated_bytes();
   // Leaves hold at least a quarter of kLeafMax keys, inner nodes are about 1/16 of the leaves:
   // an estimate from the count, as walking a large tree for MEMORY USAGE would cost O(n).
   if (root_ != nullptr) {
@@ -341,9 +314,9 @@ size_t ZsetValue::allocated_bytes() const {
 
 bool ZsetValue::Score(std::string_view member, double* score) const {
   if (is_listpack()) return ListpackFind(member, score) != nullptr;
-  const size_t index = Locate(member, HashOf(member));
-  if (index == SIZE_MAX) return false;
-  *score = ScoreAt(OffsetOf(slots_[index]));
+  const uint64_t offset = index_.Find(records(), member, HashOf(member));
+  if (offset == MemberIndex::kAbsent) return false;
+  *score = ScoreAt(offset);
   return true;
 }
 
@@ -438,9 +411,9 @@ ZsetValue::SetOutcome ZsetValue::Set(std::string_view member, double score, cons
     }
   }
   const uint64_t hash = HashOf(member);
-  const size_t index = Locate(member, hash);
-  if (index != SIZE_MAX) {
-    const uint64_t offset = OffsetOf(slots_[index]);
+  const uint64_t found = index_.Find(records(), member, hash);
+  if (found != MemberIndex::kAbsent) {
+    const uint64_t offset = found;
     const double current = ScoreAt(offset);
     if (current == score) return SetOutcome::kUpdated;
     // The new key goes in before the old one leaves, so a refusal changes nothing.
@@ -450,21 +423,20 @@ ZsetValue::SetOutcome ZsetValue::Set(std::string_view member, double score, cons
     return SetOutcome::kUpdated;
   }
   if (!ReserveArena(RecordBytes(member.size()), memory)) return SetOutcome::kOutOfMemory;
-  if (Overloaded(members_ + 1, home_slots_) && !RebuildTable(BitsFor(members_ + 1), memory)) {
-    return SetOutcome::kOutOfMemory;
-  }
+  if (!index_.Reserve(records(), 1, memory)) return SetOutcome::kOutOfMemory;
   const size_t used_before = arena_used_;
   const uint64_t offset = AppendRecord(member, score);
-  if (!IndexAdd(offset, memory)) {
+  if (!index_.Insert(records(), offset, hash, memory)) {
     arena_used_ = used_before;
     return SetOutcome::kOutOfMemory;
   }
   if (!TreeInsert(Key{score, offset}, memory)) {
-    TableRemoveAt(Locate(member, hash));
+    index_.Remove(records(), member, hash);
     arena_used_ = used_before;
     return SetOutcome::kOutOfMemory;
   }
   members_++;
+  index_.Advance(records(), 1, memory);
   return SetOutcome::kAdded;
 }
 
@@ -490,16 +462,13 @@ bool ZsetValue::SetMany(std::span<const std::pair<std::string_view, double>> cha
   size_t new_bytes = 0;
   size_t new_members = 0;
   for (const auto& [member, score] : changes) {
-    if (Locate(member, HashOf(member)) == SIZE_MAX) {
+    if (index_.Find(records(), member, HashOf(member)) == MemberIndex::kAbsent) {
       new_bytes += RecordBytes(member.size());
       new_members++;
     }
   }
   if (!ReserveArena(new_bytes, memory)) return false;
-  if (Overloaded(members_ + new_members, home_slots_) &&
-      !RebuildTable(BitsFor(members_ + new_members), memory)) {
-    return false;
-  }
+  if (!index_.Reserve(records(), new_members, memory)) return false;
   const size_t arena_before = arena_used_;
   std::vector<size_t> added;    // indexes into changes
   std::vector<size_t> updated;  // indexes into changes
@@ -507,12 +476,13 @@ bool ZsetValue::SetMany(std::span<const std::pair<std::string_view, double>> cha
   bool ok = true;
   for (size_t i = 0; i < changes.size() && ok; i++) {
     const auto& [member, score] = changes[i];
-    if (Locate(member, HashOf(member)) != SIZE_MAX) continue;
+    const uint64_t hash = HashOf(member);
+    if (index_.Find(records(), member, hash) != MemberIndex::kAbsent) continue;
     const uint64_t offset = AppendRecord(member, score);
-    if (!IndexAdd(offset, memory)) {
+    if (!index_.Insert(records(), offset, hash, memory)) {
       ok = false;
     } else if (!TreeInsert(Key{score, offset}, memory)) {
-      TableRemoveAt(Locate(member, HashOf(member)));
+      index_.Remove(records(), member, hash);
       ok = false;
     } else {
       added.push_back(i);
@@ -521,8 +491,7 @@ bool ZsetValue::SetMany(std::span<const std::pair<std::string_view, double>> cha
   }
   for (size_t i = 0; i < changes.size() && ok; i++) {
     const auto& [member, score] = changes[i];
-    const size_t index = Locate(member, HashOf(member));
-    const uint64_t offset = OffsetOf(slots_[index]);
+    const uint64_t offset = index_.Find(records(), member, HashOf(member));
     if (offset >= arena_before) continue;  // added above
     const double current = ScoreAt(offset);
     if (current == score) continue;
@@ -538,7 +507,7 @@ bool ZsetValue::SetMany(std::span<const std::pair<std::string_view, double>> cha
     for (size_t i : added) {
       const std::string_view member = changes[i].first;
       TreeErase(changes[i].second, member, memory);
-      TableRemoveAt(Locate(member, HashOf(member)));
+      index_.Remove(records(), member, HashOf(member));
       members_--;
     }
     arena_used_ = arena_before;
@@ -547,8 +516,9 @@ bool ZsetValue::SetMany(std::span<const std::pair<std::string_view, double>> cha
   for (size_t k = 0; k < updated.size(); k++) {
     const std::string_view member = changes[updated[k]].first;
     TreeErase(old_scores[k], member, memory);
-    SetScoreAt(OffsetOf(slots_[Locate(member, HashOf(member))]), changes[updated[k]].second);
+    SetScoreAt(index_.Find(records(), member, HashOf(member)), changes[updated[k]].second);
   }
+  index_.Advance(records(), added.size(), memory);
   return true;
 }
 
@@ -564,10 +534,7 @@ void ZsetValue::SwapContents(ZsetValue& other) {
   std::swap(first_, other.first_);
   std::swap(last_, other.last_);
   std::swap(height_, other.height_);
-  std::swap(home_shift_, other.home_shift_);
-  std::swap(slots_, other.slots_);
-  std::swap(home_slots_, other.home_slots_);
-  std::swap(overflow_slots_, other.overflow_slots_);
+  index_.Swap(other.index_);
 }
 
 bool ZsetValue::Remove(std::string_view member, MemoryAccountant& memory) {
@@ -588,16 +555,15 @@ bool ZsetValue::Remove(std::string_view member, MemoryAccountant& memory) {
     }
     return true;
   }
-  const size_t index = Locate(member, HashOf(member));
-  if (index == SIZE_MAX) return false;
-  const uint64_t offset = OffsetOf(slots_[index]);
+  const uint64_t hash = HashOf(member);
+  const uint64_t offset = index_.Find(records(), member, hash);
+  if (offset == MemberIndex::kAbsent) return false;
   TreeErase(ScoreAt(offset), member, memory);
-  TableRemoveAt(index);
+  index_.Remove(records(), member, hash);
   arena_dead_ += RecordBytes(member.size());
   members_--;
-  if (home_slots_ > 64 && members_ * 16 < home_slots_) {
-    (void)RebuildTable(BitsFor(members_), memory);
-  }
+  index_.Advance(records(), 1, memory);
+  index_.MaybeShrink(records(), memory);
   MaybeCompact(memory);
   return true;
 }
@@ -634,15 +600,12 @@ bool ZsetValue::ConvertToListpack(MemoryAccountant& memory) {
   listpack::SetHeader(blob, static_cast<uint32_t>(bytes), members_ * 2);
   memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
   DestroyNode(root_, memory);
-  memory.Deallocate(slots_, slot_count() * sizeof(uint64_t), MemoryUse::kKeyspace);
+  index_.Destroy(memory);
   arena_ = nullptr;
   arena_used_ = arena_capacity_ = arena_dead_ = 0;
   root_ = nullptr;
   first_ = last_ = nullptr;
   height_ = 0;
-  slots_ = nullptr;
-  home_slots_ = overflow_slots_ = 0;
-  home_shift_ = 64;
   listpack_ = blob;
   listpack_bytes_ = static_cast<uint32_t>(bytes);
   return true;
@@ -784,7 +747,7 @@ bool ZsetValue::ReserveArena(size_t bytes, MemoryAccountant& memory) {
   // Grown by a quarter, so that a set built by ZADDs costs amortised O(1) per member.
   const size_t needed = arena_used_ + bytes;
   const size_t capacity = std::max(needed + needed / 4, size_t{256});
-  if (capacity > kOffsetMask) return false;
+  if (capacity > MemberIndex::kOffsetMax) return false;
   char* grown = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
   if (grown == nullptr) return false;
   if (arena_used_ > 0) std::memcpy(grown, arena_, arena_used_);
@@ -817,12 +780,6 @@ void ZsetValue::MaybeCompact(MemoryAccountant& memory) {
   const size_t capacity = std::max(live + live / 4, size_t{256});
   char* arena = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
   if (arena == nullptr) return;
-  const size_t slot_bytes = slot_count() * sizeof(uint64_t);
-  auto* table = static_cast<uint64_t*>(memory.AllocateZeroed(slot_bytes, MemoryUse::kKeyspace));
-  if (table == nullptr) {
-    memory.Deallocate(arena, capacity, MemoryUse::kKeyspace);
-    return;
-  }
   // Nothing can fail from here on. Records move in tree order; every key and slot is rewritten,
   // and the lower bounds of the inner nodes (which may name dead records) are recomputed.
   char* old_arena = arena_;
@@ -838,8 +795,8 @@ void ZsetValue::MaybeCompact(MemoryAccountant& memory) {
       used += bytes;
     }
   }
-  memory.Deallocate(slots_, slot_bytes, MemoryUse::kKeyspace);
-  slots_ = table;
+  // The index is filled again in tree order (a running resize ends: its target stays).
+  index_.Clear(memory);
   arena_ = arena;
   arena_capacity_ = capacity;
   arena_used_ = used;
@@ -848,8 +805,9 @@ void ZsetValue::MaybeCompact(MemoryAccountant& memory) {
   for (Leaf* leaf = first_; leaf != nullptr; leaf = leaf->next) {
     for (size_t i = 0; i < leaf->count; i++) {
       const uint64_t offset = leaf->keys[i].offset;
-      const bool inserted = TableInsert(offset, HashOf(MemberAt(offset)));
-      KEEL_ASSERT(inserted);  // the same members fill the same slots in any order
+      // The same members fill a table that held them, in any order: nothing can fail.
+      const bool inserted = index_.Insert(records(), offset, HashOf(MemberAt(offset)), memory);
+      KEEL_ASSERT(inserted);
     }
   }
   RefreshMins(root_);
@@ -1242,126 +1200,6 @@ void ZsetValue::Rebalance(PathStep* path, size_t depth, MemoryAccountant& memory
 }
 
 // ---------------------------------------------------------------------------------------------
-// The member index (set.cc's table over this arena's records).
-
-uint64_t ZsetValue::HashOf(std::string_view member) const {
-  return HashBytes(member.data(), member.size(), hash_seed_);
-}
-
-int ZsetValue::BitsFor(size_t members) {
-  int bits = 4;
-  while (Overloaded(members, size_t{1} << bits)) bits++;
-  return bits;
-}
-
-size_t ZsetValue::SlotHome(size_t index) const {
-  const uint64_t distance = DistanceOf(slots_[index]);
-  if (distance < kDistanceSaturated) return index - distance;
-  return HomeOf(HashOf(MemberAt(OffsetOf(slots_[index]))));
-}
-
-size_t ZsetValue::Locate(std::string_view member, uint64_t hash) const {
-  const size_t home = HomeOf(hash);
-  const uint64_t tag = TagOf(hash);
-  for (size_t i = home; i < slot_count(); i++) {
-    const uint64_t slot = slots_[i];
-    if (slot == 0) return SIZE_MAX;
-    const size_t slot_home = SlotHome(i);
-    if (slot_home > home) return SIZE_MAX;
-    if (slot_home == home && (slot >> 48) == tag && MemberAt(OffsetOf(slot)) == member) return i;
-  }
-  return SIZE_MAX;
-}
-
-bool ZsetValue::TableInsert(uint64_t offset, uint64_t hash) {
-  size_t carry_home = HomeOf(hash);
-  size_t empty = carry_home;
-  while (empty < slot_count() && slots_[empty] != 0) empty++;
-  if (empty == slot_count()) return false;
-  uint64_t carry_offset = offset;
-  uint64_t carry_tag = TagOf(hash);
-  for (size_t i = carry_home; i < empty; i++) {
-    const size_t slot_home = SlotHome(i);
-    if (slot_home > carry_home) {
-      const uint64_t displaced = slots_[i];
-      slots_[i] = MakeSlot(carry_offset, i - carry_home, carry_tag);
-      carry_home = slot_home;
-      carry_offset = OffsetOf(displaced);
-      carry_tag = displaced >> 48;
-    }
-  }
-  slots_[empty] = MakeSlot(carry_offset, empty - carry_home, carry_tag);
-  return true;
-}
-
-void ZsetValue::TableRemoveAt(size_t index) {
-  size_t i = index;
-  while (i + 1 < slot_count() && slots_[i + 1] != 0 && SlotHome(i + 1) != i + 1) {
-    const uint64_t next = slots_[i + 1];
-    const size_t home = SlotHome(i + 1);
-    slots_[i] = MakeSlot(OffsetOf(next), i - home, next >> 48);
-    i++;
-  }
-  slots_[i] = 0;
-}
-
-size_t ZsetValue::NextBoundary(size_t slot) const {
-  for (size_t i = slot; i < slot_count(); i++) {
-    if (slots_[i] == 0 || DistanceOf(slots_[i]) == 0) return i;
-  }
-  return slot_count();
-}
-
-bool ZsetValue::RebuildTable(int bits, MemoryAccountant& memory) {
-  uint64_t* old_slots = slots_;
-  const uint32_t old_homes = home_slots_;
-  const uint32_t old_overflow = overflow_slots_;
-  const uint8_t old_shift = home_shift_;
-  for (;; bits++) {
-    const size_t homes = size_t{1} << bits;
-    const size_t overflow = 32 + homes / 8;
-    const size_t slots = homes + overflow;
-    auto* table = static_cast<uint64_t*>(
-        memory.AllocateZeroed(slots * sizeof(uint64_t), MemoryUse::kKeyspace));
-    if (table == nullptr) {
-      slots_ = old_slots;
-      home_slots_ = old_homes;
-      overflow_slots_ = old_overflow;
-      home_shift_ = old_shift;
-      return false;
-    }
-    slots_ = table;
-    home_slots_ = static_cast<uint32_t>(homes);
-    overflow_slots_ = static_cast<uint32_t>(overflow);
-    home_shift_ = static_cast<uint8_t>(64 - bits);
-    bool placed = true;
-    for (Leaf* leaf = first_; leaf != nullptr && placed; leaf = leaf->next) {
-      for (size_t i = 0; i < leaf->count && placed; i++) {
-        const uint64_t offset = leaf->keys[i].offset;
-        placed = TableInsert(offset, HashOf(MemberAt(offset)));
-      }
-    }
-    if (placed) break;
-    // A probe run reached the end of the overflow area: a larger table takes it.
-    memory.Deallocate(table, slots * sizeof(uint64_t), MemoryUse::kKeyspace);
-  }
-  if (old_slots != nullptr) {
-    memory.Deallocate(old_slots, (size_t{old_homes} + old_overflow) * sizeof(uint64_t),
-                      MemoryUse::kKeyspace);
-  }
-  return true;
-}
-
-bool ZsetValue::IndexAdd(uint64_t offset, MemoryAccountant& memory) {
-  const uint64_t hash = HashOf(MemberAt(offset));
-  if (TableInsert(offset, hash)) return true;
-  if (!RebuildTable(64 - home_shift_ + 1, memory)) return false;
-  const bool inserted = TableInsert(offset, hash);
-  KEEL_ASSERT(inserted);
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Invariants.
 
 bool ZsetValue::CheckNode(const Node* node, size_t depth, size_t* count, const Key** last) const {
@@ -1400,7 +1238,7 @@ bool ZsetValue::CheckNode(const Node* node, size_t depth, size_t* count, const K
 
 bool ZsetValue::CheckInvariants() const {
   if (is_listpack()) {
-    if (root_ != nullptr || slots_ != nullptr || arena_ != nullptr) return false;
+    if (root_ != nullptr || index_.allocated() || arena_ != nullptr) return false;
     size_t count = 0;
     if (!listpack::Validate(listpack_, listpack::TotalBytes(listpack_), &count)) return false;
     if (count != size_t{members_} * 2) return false;
@@ -1430,19 +1268,11 @@ bool ZsetValue::CheckInvariants() const {
     previous = leaf;
   }
   if (previous != last_ || linked != members_) return false;
-  size_t indexed = 0;
-  for (size_t i = 0; i < slot_count(); i++) {
-    if (slots_[i] == 0) continue;
-    indexed++;
-    const std::string_view member = MemberAt(OffsetOf(slots_[i]));
-    if (SlotHome(i) != HomeOf(HashOf(member)) || SlotHome(i) > i) return false;
-  }
-  if (indexed != members_) return false;
+  if (index_.size() != members_ || !index_.CheckInvariants(records())) return false;
   for (const Leaf* leaf = first_; leaf != nullptr; leaf = leaf->next) {
     for (size_t i = 0; i < leaf->count; i++) {
       const std::string_view member = MemberAt(leaf->keys[i].offset);
-      const size_t slot = Locate(member, HashOf(member));
-      if (slot == SIZE_MAX || OffsetOf(slots_[slot]) != leaf->keys[i].offset) return false;
+      if (index_.Find(records(), member, HashOf(member)) != leaf->keys[i].offset) return false;
     }
   }
   return true;

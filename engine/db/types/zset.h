@@ -13,9 +13,10 @@
 //             - an order-statistic B+tree of (score, record offset) keys, 16 bytes each, in
 //               leaves of kLeafMax keys linked both ways; inner nodes hold each child's subtree
 //               size (so ranks cost O(log n)) and a lower bound of its keys;
-//             - the set family's member index (an open-addressing table of 8-byte slots in hash
-//               order, Robin Hood, no wrap-around), so that ZSCORE is one probe and a ZSCAN
-//               cursor is a position in hash space that survives every resize.
+//             - a MemberIndex (member_index.h, shared with sets and hashes: an open-addressing
+//               table of 8-byte slots in hash order, resized incrementally), so that ZSCORE is
+//               one probe and a ZSCAN cursor is a position in hash space that survives every
+//               resize.
 //           About 60 bytes per 16-byte member.
 //
 // A sorted set converts from listpack to skiplist as Redis's zsetAdd does (a new member past
@@ -32,6 +33,7 @@
 #include <utility>
 
 #include "engine/db/types/listpack.h"
+#include "engine/db/types/member_index.h"
 #include "engine/env/memory.h"
 
 namespace keel {
@@ -202,18 +204,8 @@ class ZsetValue {
   bool CheckNode(const Node* node, size_t depth, size_t* count, const Key** last) const;
 
   // --- member index -----------------------------------------------------------------------
-  uint64_t HashOf(std::string_view member) const;
-  size_t HomeOf(uint64_t hash) const { return static_cast<size_t>(hash >> home_shift_); }
-  size_t slot_count() const { return home_slots_ + overflow_slots_; }
-  size_t SlotHome(size_t index) const;
-  size_t Locate(std::string_view member, uint64_t hash) const;
-  bool TableInsert(uint64_t offset, uint64_t hash);
-  void TableRemoveAt(size_t index);
-  // A table of 2^bits homes over every record in the tree; false when refused (nothing changed).
-  bool RebuildTable(int bits, MemoryAccountant& memory);
-  size_t NextBoundary(size_t slot) const;
-  static int BitsFor(size_t members);
-  bool IndexAdd(uint64_t offset, MemoryAccountant& memory);
+  MemberRecords records() const { return {arena_, hash_seed_}; }
+  uint64_t HashOf(std::string_view member) const { return records().HashOf(member); }
 
   unsigned char* listpack_ = nullptr;  // non-null: listpack encoding (listpack_bytes_ long)
   uint32_t listpack_bytes_ = 0;
@@ -228,10 +220,7 @@ class ZsetValue {
   Leaf* first_ = nullptr;
   Leaf* last_ = nullptr;
   uint8_t height_ = 0;  // inner levels above the leaves
-  uint8_t home_shift_ = 64;
-  uint64_t* slots_ = nullptr;
-  uint32_t home_slots_ = 0;
-  uint32_t overflow_slots_ = 0;
+  MemberIndex index_;
 
   friend struct ZsetValueTestPeer;
 };
@@ -314,18 +303,8 @@ uint64_t ZsetValue::Scan(uint64_t cursor, size_t count, Visit&& visit) const {
     ForEach(visit);
     return 0;
   }
-  if (count == 0) count = 1;
-  const size_t start = HomeOf(cursor);
-  const size_t stop = start + count >= slot_count() ? slot_count() : NextBoundary(start + count);
-  for (size_t i = start; i < stop; i++) {
-    if (slots_[i] == 0) continue;
-    const uint64_t offset = (slots_[i] & ((uint64_t{1} << 40) - 1)) - 1;
-    const std::string_view member = MemberAt(offset);
-    // Members displaced here from before the cursor's home were visited already.
-    if (HashOf(member) >= cursor) visit(member, ScoreAt(offset));
-  }
-  if (stop >= home_slots_) return 0;
-  return static_cast<uint64_t>(stop) << home_shift_;
+  return index_.Scan(records(), cursor, count,
+                     [&](uint64_t offset) { visit(MemberAt(offset), ScoreAt(offset)); });
 }
 
 }  // namespace keel
