@@ -101,6 +101,10 @@ class RealMemory final : public MemoryResource {
   // glibc's calloc skips the memset for a block it maps fresh (large blocks are mmapped).
   void* AllocateZeroed(size_t bytes) override { return std::calloc(1, bytes); }
   void Deallocate(void* pointer, size_t /*bytes*/) override { std::free(pointer); }
+  // realloc leaves the block as it was when it fails; a mapped block moves by mremap, no copy.
+  void* Reallocate(void* pointer, size_t /*old_bytes*/, size_t new_bytes) override {
+    return std::realloc(pointer, new_bytes);
+  }
   // glibc keeps freed memory in its arenas; malloc_trim returns their free pages (not only the
   // heap's top), which is what brings RSS down after a FLUSHALL.
   void ReleaseFreeMemory() override { malloc_trim(0); }

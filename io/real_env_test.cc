@@ -1,4 +1,4 @@
-// Tests for the real environment's outgoing connections and directories, over the loopback
+// Tests for the real environment's memory, outgoing connections and directories, over the loopback
 // interface and a scratch directory under /tmp.
 #include "io/real_env.h"
 
@@ -104,6 +104,21 @@ TEST_F(RealEnvTest, AConnectionToALocalListenerCompletesAsWritableAndCarriesByte
   net().Close(*conn);
   net().CloseListener(*listener);
   EXPECT_EQ(net().ConnectStatus(*conn).code(), StatusCode::kNotFound);
+}
+
+TEST_F(RealEnvTest, ReallocateKeepsTheBytesOfSmallAndMappedBlocks) {
+  MemoryResource& memory = env_->memory();
+  // 1 KiB lives in the heap; 1 MiB is past the mmap threshold, so realloc remaps it.
+  for (size_t bytes : {size_t{1024}, size_t{1} << 20}) {
+    auto* block = static_cast<unsigned char*>(memory.Allocate(bytes));
+    ASSERT_NE(block, nullptr);
+    for (size_t i = 0; i < bytes; i++) block[i] = static_cast<unsigned char>(i * 7);
+    block = static_cast<unsigned char*>(memory.Reallocate(block, bytes, bytes * 3));
+    ASSERT_NE(block, nullptr);
+    for (size_t i = 0; i < bytes; i++) ASSERT_EQ(block[i], static_cast<unsigned char>(i * 7));
+    block[bytes * 3 - 1] = 1;  // the new tail is writable (ASan checks the bounds)
+    memory.Deallocate(block, bytes * 3);
+  }
 }
 
 TEST_F(RealEnvTest, AConnectionToAPortWithNoListenerIsRefused) {

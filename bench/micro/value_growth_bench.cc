@@ -37,6 +37,9 @@ class MallocMemory final : public MemoryResource {
   void* Allocate(size_t bytes) override { return std::malloc(bytes); }
   void* AllocateZeroed(size_t bytes) override { return std::calloc(1, bytes); }
   void Deallocate(void* pointer, size_t /*bytes*/) override { std::free(pointer); }
+  void* Reallocate(void* pointer, size_t /*old_bytes*/, size_t new_bytes) override {
+    return std::realloc(pointer, new_bytes);
+  }
   size_t ResidentBytes() override { return 0; }
   void ReleaseFreeMemory() override {}
 };

@@ -95,6 +95,19 @@ class MemoryResource {
   // null.
   virtual void Deallocate(void* pointer, size_t bytes) = 0;
 
+  // Moves a block of `old_bytes` from Allocate into one of `new_bytes` (both > 0), keeping the
+  // first min(old_bytes, new_bytes) bytes, and returns it; the old pointer is then invalid. On
+  // refusal returns nullptr and the old block stays as it was. The real environment reallocs:
+  // glibc moves a large (mmapped) block by remapping its pages, so growing a value's arena of
+  // hundreds of megabytes costs microseconds rather than a copy of tens of milliseconds.
+  virtual void* Reallocate(void* pointer, size_t old_bytes, size_t new_bytes) {
+    void* grown = Allocate(new_bytes);
+    if (grown == nullptr) return nullptr;
+    std::memcpy(grown, pointer, old_bytes < new_bytes ? old_bytes : new_bytes);
+    Deallocate(pointer, old_bytes);
+    return grown;
+  }
+
   // The process's resident set size as the OS counts it (INFO used_memory_rss). The simulator
   // reports the bytes it holds for the engine. May be slow (reads /proc): call it from cron, not
   // per command.

@@ -54,6 +54,21 @@ class MemoryAccountant {
     DeallocateHeld(pointer, bytes);
   }
 
+  // Moves a block from Allocate(old_bytes, use) into one of `new_bytes` (MemoryResource::
+  // Reallocate). On refusal returns nullptr and the old block is untouched.
+  void* Reallocate(void* pointer, size_t old_bytes, size_t new_bytes, MemoryUse use) {
+    KEEL_DASSERT(pointer != nullptr && old_bytes > 0 && new_bytes > 0);
+    KEEL_DASSERT(held_bytes_ >= old_bytes);
+    void* moved = resource_.Reallocate(pointer, old_bytes, new_bytes);
+    if (moved == nullptr) {
+      refused_count_++;
+      return nullptr;
+    }
+    held_bytes_ = held_bytes_ - old_bytes + new_bytes;
+    NoteUsed(use, static_cast<int64_t>(new_bytes) - static_cast<int64_t>(old_bytes));
+    return moved;
+  }
+
   // For sub-allocators (the keyspace's slab): memory taken from the environment that counts as
   // held only; the sub-allocator reports what of it is in use with NoteUsed. used_memory then
   // falls when keys are deleted even though their pages stay, as Redis's used_memory falls while

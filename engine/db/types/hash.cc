@@ -6,41 +6,10 @@
 
 #include "engine/base/assert.h"
 #include "engine/base/hash.h"
+#include "engine/db/types/record_arena.h"
 
 namespace keel {
 namespace {
-
-size_t VarintBytes(size_t value) {
-  size_t bytes = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    bytes++;
-  }
-  return bytes;
-}
-
-size_t WriteVarint(unsigned char* out, size_t value) {
-  size_t i = 0;
-  while (value >= 0x80) {
-    out[i++] = static_cast<unsigned char>(value | 0x80);
-    value >>= 7;
-  }
-  out[i++] = static_cast<unsigned char>(value);
-  return i;
-}
-
-size_t ReadVarint(const unsigned char* in, size_t* value) {
-  size_t result = 0;
-  size_t shift = 0;
-  size_t i = 0;
-  while (true) {
-    result |= static_cast<size_t>(in[i] & 0x7f) << shift;
-    if (in[i++] < 0x80) break;
-    shift += 7;
-  }
-  *value = result;
-  return i;
-}
 
 // Dead bytes that make a hashtable's arena worth compacting: more than half of it, and more
 // than a page (so that small hashes do not rebuild on every few updates).
@@ -94,13 +63,7 @@ bool HashValue::ReserveArena(size_t bytes, MemoryAccountant& memory) {
   // table's arena by a quarter, so that a hash built by HSETs costs amortised O(1) per field.
   size_t capacity = arena_used_ + bytes;
   if (!is_listpack()) capacity += capacity / 4;
-  char* grown = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
-  if (grown == nullptr) return false;
-  if (arena_used_ > 0) std::memcpy(grown, arena_, arena_used_);
-  if (arena_ != nullptr) memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
-  arena_ = grown;
-  arena_capacity_ = capacity;
-  return true;
+  return ResizeArena(&arena_, &arena_capacity_, arena_used_, capacity, memory);
 }
 
 bool HashValue::CompactArena(MemoryAccountant& memory) {
@@ -364,19 +327,11 @@ bool HashValue::ConvertToHashtable(size_t fields_hint, MemoryAccountant& memory)
   MemberIndex index;
   if (!index.Create(std::max<size_t>(fields_hint, fields_), memory)) return false;
   // The listpack's arena was sized to the byte; the table's grows by quarters.
-  const size_t capacity = arena_used_ + arena_used_ / 4;
-  char* arena = nullptr;
-  if (arena_used_ > 0) {
-    arena = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
-    if (arena == nullptr) {
-      index.Destroy(memory);
-      return false;
-    }
-    std::memcpy(arena, arena_, arena_used_);
-    memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
+  if (arena_used_ > 0 &&
+      !ResizeArena(&arena_, &arena_capacity_, arena_used_, arena_used_ + arena_used_ / 4, memory)) {
+    index.Destroy(memory);
+    return false;
   }
-  arena_ = arena;
-  arena_capacity_ = arena_used_ > 0 ? capacity : 0;
   index_.Swap(index);
   // A table sized for the fields takes them all, in the listpack's order: nothing can fail.
   for (size_t offset = 0; offset < arena_used_;) {

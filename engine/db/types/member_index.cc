@@ -21,19 +21,6 @@ bool Overloaded(size_t members, size_t homes) { return members * 5 > homes * 4; 
 
 }  // namespace
 
-std::string_view MemberRecords::MemberAt(uint64_t offset) const {
-  const auto* p = reinterpret_cast<const unsigned char*>(arena + offset);
-  size_t length = 0;
-  size_t shift = 0;
-  size_t i = 0;
-  while (true) {
-    length |= static_cast<size_t>(p[i] & 0x7f) << shift;
-    if (p[i++] < 0x80) break;
-    shift += 7;
-  }
-  return {arena + offset + i, length};
-}
-
 uint64_t MemberRecords::HashOf(std::string_view member) const {
   return HashBytes(member.data(), member.size(), hash_seed);
 }

@@ -33,6 +33,7 @@
 
 #include "engine/base/assert.h"
 #include "engine/base/rng.h"
+#include "engine/db/types/record_arena.h"
 #include "engine/env/memory.h"
 
 namespace keel {
@@ -43,7 +44,7 @@ struct MemberRecords {
   uint64_t hash_seed;
 
   // The member of the record at `offset`.
-  std::string_view MemberAt(uint64_t offset) const;
+  std::string_view MemberAt(uint64_t offset) const { return RecordMember(arena, offset); }
   uint64_t HashOf(std::string_view member) const;
 };
 

@@ -7,6 +7,7 @@
 #include "engine/base/assert.h"
 #include "engine/base/hash.h"
 #include "engine/base/numbers.h"
+#include "engine/db/types/record_arena.h"
 
 namespace keel {
 namespace {
@@ -37,15 +38,6 @@ int64_t ReadMember(const unsigned char* p, uint32_t width) {
 void WriteMember(unsigned char* p, uint32_t width, int64_t value) {
   const auto bits = static_cast<uint64_t>(value);
   for (uint32_t i = 0; i < width; i++) p[i] = static_cast<unsigned char>(bits >> (8 * i));
-}
-
-size_t VarintBytes(size_t value) {
-  size_t bytes = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    bytes++;
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -370,22 +362,9 @@ void SetValue::IntsetRemoveAt(size_t index, MemoryAccountant& memory) {
 
 size_t SetValue::RecordBytes(size_t member_size) { return VarintBytes(member_size) + member_size; }
 
-std::string_view SetValue::RecordIn(const char* arena, size_t offset) {
-  const auto* p = reinterpret_cast<const unsigned char*>(arena + offset);
-  size_t length = 0;
-  size_t shift = 0;
-  size_t i = 0;
-  while (true) {
-    length |= static_cast<size_t>(p[i] & 0x7f) << shift;
-    if (p[i++] < 0x80) break;
-    shift += 7;
-  }
-  return {arena + offset + i, length};
-}
-
 std::string_view SetValue::RecordAt(size_t offset) const {
   KEEL_DASSERT(offset < arena_used_);
-  return RecordIn(arena_, offset);
+  return RecordMember(arena_, offset);
 }
 
 bool SetValue::ReserveArena(size_t bytes, MemoryAccountant& memory) {
@@ -399,13 +378,7 @@ bool SetValue::ReserveArena(size_t bytes, MemoryAccountant& memory) {
   // so that a set built by SADDs costs amortised O(1) per member.
   size_t capacity = arena_used_ + bytes;
   if (index_.allocated()) capacity += capacity / 4;
-  char* grown = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
-  if (grown == nullptr) return false;
-  if (arena_used_ > 0) std::memcpy(grown, arena_, arena_used_);
-  if (arena_ != nullptr) memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
-  arena_ = grown;
-  arena_capacity_ = capacity;
-  return true;
+  return ResizeArena(&arena_, &arena_capacity_, arena_used_, capacity, memory);
 }
 
 bool SetValue::CompactArena(MemoryAccountant& memory) {
@@ -438,13 +411,7 @@ size_t SetValue::AppendRecord(std::string_view member) {
   KEEL_DASSERT(arena_used_ + RecordBytes(member.size()) <= arena_capacity_);
   const size_t offset = arena_used_;
   auto* p = reinterpret_cast<unsigned char*>(arena_ + offset);
-  size_t length = member.size();
-  size_t i = 0;
-  while (length >= 0x80) {
-    p[i++] = static_cast<unsigned char>(length | 0x80);
-    length >>= 7;
-  }
-  p[i++] = static_cast<unsigned char>(length);
+  const size_t i = WriteVarint(p, member.size());
   if (!member.empty()) std::memcpy(p + i, member.data(), member.size());
   arena_used_ += i + member.size();
   return offset;
@@ -464,16 +431,10 @@ bool SetValue::IndexSmallSet(MemoryAccountant& memory) {
   MemberIndex index;
   if (!index.Create(members_ + 1, memory)) return false;
   // The arena was sized to the byte; the indexed set's grows by quarters.
-  const size_t capacity = arena_used_ + arena_used_ / 4;
-  char* arena = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
-  if (arena == nullptr) {
+  if (!ResizeArena(&arena_, &arena_capacity_, arena_used_, arena_used_ + arena_used_ / 4, memory)) {
     index.Destroy(memory);
     return false;
   }
-  std::memcpy(arena, arena_, arena_used_);
-  memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
-  arena_ = arena;
-  arena_capacity_ = capacity;
   index_.Swap(index);
   // A table sized for the members takes them all: nothing can fail.
   for (size_t offset = 0; offset < arena_used_;) {

@@ -116,7 +116,6 @@ class SetValue {
   // --- hashtable arena --------------------------------------------------------------------
   // A record at `offset`: its member's bytes.
   std::string_view RecordAt(size_t offset) const;
-  static std::string_view RecordIn(const char* arena, size_t offset);
   static size_t RecordBytes(size_t member_size);
   // Makes room for `bytes` more arena bytes (compacting a mostly dead arena as it grows); false
   // when refused (nothing changed).

@@ -13,18 +13,10 @@
 #include "engine/base/hash.h"
 #include "engine/base/numbers.h"
 #include "engine/db/types/listpack.h"
+#include "engine/db/types/record_arena.h"
 
 namespace keel {
 namespace {
-
-size_t VarintBytes(size_t value) {
-  size_t bytes = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    bytes++;
-  }
-  return bytes;
-}
 
 int CompareBytes(std::string_view a, std::string_view b) {
   const int c = a.compare(b);
@@ -718,16 +710,7 @@ size_t ZsetValue::RecordBytes(size_t member_size) {
 
 std::string_view ZsetValue::MemberAt(uint64_t offset) const {
   KEEL_DASSERT(offset < arena_used_);
-  const auto* p = reinterpret_cast<const unsigned char*>(arena_ + offset);
-  size_t length = 0;
-  size_t shift = 0;
-  size_t i = 0;
-  while (true) {
-    length |= static_cast<size_t>(p[i] & 0x7f) << shift;
-    if (p[i++] < 0x80) break;
-    shift += 7;
-  }
-  return {arena_ + offset + i, length};
+  return RecordMember(arena_, offset);
 }
 
 double ZsetValue::ScoreAt(uint64_t offset) const {
@@ -748,26 +731,14 @@ bool ZsetValue::ReserveArena(size_t bytes, MemoryAccountant& memory) {
   const size_t needed = arena_used_ + bytes;
   const size_t capacity = std::max(needed + needed / 4, size_t{256});
   if (capacity > MemberIndex::kOffsetMax) return false;
-  char* grown = static_cast<char*>(memory.Allocate(capacity, MemoryUse::kKeyspace));
-  if (grown == nullptr) return false;
-  if (arena_used_ > 0) std::memcpy(grown, arena_, arena_used_);
-  if (arena_ != nullptr) memory.Deallocate(arena_, arena_capacity_, MemoryUse::kKeyspace);
-  arena_ = grown;
-  arena_capacity_ = capacity;
-  return true;
+  return ResizeArena(&arena_, &arena_capacity_, arena_used_, capacity, memory);
 }
 
 uint64_t ZsetValue::AppendRecord(std::string_view member, double score) {
   KEEL_DASSERT(arena_used_ + RecordBytes(member.size()) <= arena_capacity_);
   const size_t offset = arena_used_;
   auto* p = reinterpret_cast<unsigned char*>(arena_ + offset);
-  size_t length = member.size();
-  size_t i = 0;
-  while (length >= 0x80) {
-    p[i++] = static_cast<unsigned char>(length | 0x80);
-    length >>= 7;
-  }
-  p[i++] = static_cast<unsigned char>(length);
+  const size_t i = WriteVarint(p, member.size());
   if (!member.empty()) std::memcpy(p + i, member.data(), member.size());
   std::memcpy(p + i + member.size(), &score, sizeof(score));
   arena_used_ += i + member.size() + sizeof(score);
