@@ -109,8 +109,8 @@ class Database {
   // another database but must not be `key`'s own entry here. The copy is made before anything is
   // replaced, so on nullptr (memory refused) nothing changed.
   //
-  // kDeep copies the value (COPY, and MOVE of a value another database must own); kTransfer moves
-  // its ownership to the new entry without copying (RENAME, MOVE): the caller then removes the
+  // kDeep copies the value (COPY); kTransfer moves its ownership to the new entry without copying
+  // (RENAME, MOVE; every database of a keyspace shares its accountant): the caller then removes the
   // source with Erase(..., kKeepValue), so that the value is not destroyed with it.
   enum class CopyMode : uint8_t { kDeep, kTransfer };
   Entry* StoreCopy(std::string_view key, uint64_t hash, const Entry& source, int64_t expire_at_ms,
