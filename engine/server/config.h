@@ -103,6 +103,11 @@ struct ConfigValues {
   bool aof_disable_auto_gc = false;
   // LZF for strings of more than 20 bytes in DUMP payloads and RDB files.
   bool rdbcompression = true;
+  // Keel only: how SAVE, BGSAVE, SHUTDOWN and DEBUG RELOAD write the RDB file (0 lzf: Redis's
+  // file; 1 zstd: the same RDB stream inside one zstd frame, docs/PERSISTENCE.md), and the zstd
+  // compression level. The AOF's RDB preamble stays plain RDB either way.
+  int64_t rdb_compression_algorithm = 0;
+  int64_t rdb_zstd_level = 1;
   // A new list's nodes (engine/db/types/list.h): bytes (-1..-5) or elements per node; and how
   // many nodes at each end stay uncompressed (accepted; Keel's nodes stay uncompressed).
   int64_t list_max_listpack_size = -2;
@@ -144,6 +149,9 @@ enum ConfigFlag : uint16_t {
   // While one config file is read, the second and later lines add to the first instead of
   // replacing it (save).
   kConfigAccumulates = 1 << 8,
+  // A parameter redis-server does not have (Keel's own features, such as the zstd snapshot):
+  // CONFIG GET * lists it besides Redis's, and the table test keeps the two apart.
+  kConfigKeelOnly = 1 << 9,
 };
 
 struct ConfigValues;

@@ -53,6 +53,19 @@ TEST_F(ConfigFileTest, CommentsBlankLinesAndLineEndings) {
   EXPECT_EQ(Get("hz"), "500");
 }
 
+// Keel's own parameters read from a file as any other, with the same report for a bad value.
+TEST_F(ConfigFileTest, KeelOnlyZstdSnapshotParameters) {
+  EXPECT_EQ(Load("rdb-compression-algorithm zstd\nrdb-zstd-level 9\n"), "");
+  EXPECT_EQ(Get("rdb-compression-algorithm"), "zstd");
+  EXPECT_EQ(config_.values().rdb_compression_algorithm, 1);
+  EXPECT_EQ(config_.values().rdb_zstd_level, 9);
+  EXPECT_EQ(Load("rdb-zstd-level 20\n"),
+            Fatal(1, "rdb-zstd-level 20", "argument must be between 1 and 19 inclusive"));
+  EXPECT_EQ(Load("rdb-compression-algorithm lz4\n"),
+            Fatal(1, "rdb-compression-algorithm lz4",
+                  "argument(s) must be one of the following: lzf, zstd"));
+}
+
 TEST_F(ConfigFileTest, Quoting) {
   EXPECT_EQ(Load("requirepass \"a b\\x41\\n\"\n"), "");
   EXPECT_EQ(Get("requirepass"), "a bA\n");

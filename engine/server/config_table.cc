@@ -551,6 +551,7 @@ constexpr uint16_t kProtected = kConfigProtected;
 constexpr uint16_t kHidden = kConfigHidden;
 constexpr uint16_t kSensitive = kConfigSensitive;
 constexpr uint16_t kNull = kConfigEmptyIsNull;
+constexpr uint16_t kKeelOnly = kConfigKeelOnly;
 
 constexpr ConfigParam Bool(std::string_view name, uint16_t flags, std::string_view value,
                            bool CV::*field = nullptr, ConfigValidator validate = nullptr) {
@@ -704,6 +705,10 @@ constexpr ConfigParam kTable[] = {
     Bool("stop-writes-on-bgsave-error", 0, "yes", &CV::stop_writes_on_bgsave_error),
     Bool("rdbcompression", 0, "yes", &CV::rdbcompression),
     Bool("rdbchecksum", kImmutable, "yes", &CV::rdbchecksum),
+    // Keel only (the default is Redis's file): a zstd-compressed snapshot for backups and large
+    // datasets; level 19 is zstd's highest before its memory-hungry "ultra" levels.
+    Enum("rdb-compression-algorithm", kKeelOnly, "lzf", "lzf zstd", &CV::rdb_compression_algorithm),
+    Int("rdb-zstd-level", kKeelOnly, "1", 1, 19, &CV::rdb_zstd_level),
     Enum("sanitize-dump-payload", 0, "no", "no yes clients"),
     String("dbfilename", kProtected, "dump.rdb", &CV::dbfilename, ValidateDbfilename),
     Bool("rdb-del-sync-files", 0, "no"),

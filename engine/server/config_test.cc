@@ -247,12 +247,48 @@ TEST(ConfigTableTest, VisibleNamesAndDefaultsAreRedisOnes) {
   Config config;
   std::map<std::string, std::string> visible;
   for (const ConfigParam& param : ConfigTable()) {
-    if (param.flags & kConfigHidden) continue;
+    if (param.flags & (kConfigHidden | kConfigKeelOnly)) continue;
     visible[std::string(param.name)] = config.Get(param);
     if (!param.alias.empty()) visible[std::string(param.alias)] = config.Get(param);
   }
   EXPECT_EQ(visible.size(), 192u);
   EXPECT_EQ(visible, kRedisDefaults);
+}
+
+// Keel's own parameters: CONFIG GET * lists them besides Redis's, at defaults that keep the
+// files Redis's.
+TEST(ConfigTableTest, KeelOnlyParameters) {
+  Config config;
+  std::map<std::string, std::string> keel_only;
+  for (const ConfigParam& param : ConfigTable()) {
+    if ((param.flags & kConfigKeelOnly) == 0) continue;
+    keel_only[std::string(param.name)] = config.Get(param);
+    EXPECT_FALSE(kRedisDefaults.contains(std::string(param.name))) << param.name;
+  }
+  EXPECT_EQ(keel_only, (std::map<std::string, std::string>{{"rdb-compression-algorithm", "lzf"},
+                                                           {"rdb-zstd-level", "1"}}));
+  EXPECT_EQ(config.values().rdb_compression_algorithm, 0);
+  EXPECT_EQ(config.values().rdb_zstd_level, 1);
+}
+
+TEST(ConfigKindTest, RdbCompressionAlgorithmAndZstdLevel) {
+  EXPECT_EQ(Canonical("rdb-compression-algorithm", "ZSTD"), "zstd");
+  EXPECT_EQ(Canonical("rdb-compression-algorithm", "lzf"), "lzf");
+  EXPECT_EQ(Canonical("rdb-compression-algorithm", "gzip"),
+            "error: argument(s) must be one of the following: lzf, zstd");
+  EXPECT_EQ(Canonical("rdb-compression-algorithm", "lzf zstd"),
+            "error: argument(s) must be one of the following: lzf, zstd");
+  EXPECT_EQ(Canonical("rdb-zstd-level", "19"), "19");
+  EXPECT_EQ(Canonical("rdb-zstd-level", "0"), "error: argument must be between 1 and 19 inclusive");
+  EXPECT_EQ(Canonical("rdb-zstd-level", "20"),
+            "error: argument must be between 1 and 19 inclusive");
+  EXPECT_EQ(Canonical("rdb-zstd-level", "3x"),
+            "error: argument couldn't be parsed into an integer");
+  Config config;
+  EXPECT_EQ(SetValue(config, "rdb-compression-algorithm", "zstd"), "");
+  EXPECT_EQ(SetValue(config, "rdb-zstd-level", "7"), "");
+  EXPECT_EQ(config.values().rdb_compression_algorithm, 1);
+  EXPECT_EQ(config.values().rdb_zstd_level, 7);
 }
 
 TEST(ConfigTableTest, HiddenParametersAndNamesAreUnique) {
