@@ -8,6 +8,7 @@
 #include "engine/db/entry.h"
 #include "engine/db/keyspace.h"
 #include "engine/db/rdb_format.h"
+#include "engine/db/zstd_frame.h"
 
 namespace keel {
 namespace {
@@ -165,13 +166,11 @@ namespace {
 
 class Loader {
  public:
-  Loader(std::string_view bytes, Keyspace& keyspace, const RdbLoadOptions& options,
+  Loader(rdb::Reader& reader, Keyspace& keyspace, const RdbLoadOptions& options,
          RdbLoadResult* result)
-      : bytes_(bytes), reader_(bytes), keyspace_(keyspace), options_(options), result_(result) {}
+      : reader_(reader), keyspace_(keyspace), options_(options), result_(result) {}
 
   bool Run();
-  // Bytes read so far (after Run: where the RDB ended, e.g. an AOF's command tail begins).
-  size_t position() const { return bytes_.size() - reader_.remaining(); }
 
  private:
   bool Fail(std::string error) {
@@ -194,8 +193,7 @@ class Loader {
   bool ReadKey(uint8_t type, int64_t expire_at_ms, int64_t idle_s, int frequency);
   bool VerifyChecksum();
 
-  std::string_view bytes_;
-  rdb::Reader reader_;
+  rdb::Reader& reader_;
   Keyspace& keyspace_;
   const RdbLoadOptions& options_;
   RdbLoadResult* result_;
@@ -203,12 +201,13 @@ class Loader {
 };
 
 bool Loader::ReadHeader() {
-  if (bytes_.size() < 9 || bytes_.substr(0, 5) != "REDIS") {
+  char header[9];
+  if (!reader_.ReadInto(header, sizeof(header)) || std::string_view(header, 5) != "REDIS") {
     return Fail("Wrong signature trying to load DB from file");
   }
   int version = 0;
   for (size_t i = 5; i < 9; i++) {
-    const char digit = bytes_[i];
+    const char digit = header[i];
     if (digit < '0' || digit > '9') return Fail("Wrong signature trying to load DB from file");
     version = version * 10 + (digit - '0');
   }
@@ -216,8 +215,6 @@ bool Loader::ReadHeader() {
     return Fail("Can't handle RDB format version " + Int64ToString(version));
   }
   result_->version = version;
-  uint8_t skipped = 0;
-  for (int i = 0; i < 9; i++) reader_.ReadByte(&skipped);
   return true;
 }
 
@@ -292,11 +289,10 @@ bool Loader::ReadKey(uint8_t type, int64_t expire_at_ms, int64_t idle_s, int fre
 bool Loader::VerifyChecksum() {
   // Version 5 added the checksum; a zero one means the writer had rdbchecksum off.
   if (result_->version < 5) return true;
-  const size_t covered = position();
+  const uint64_t actual = reader_.ConsumedCrc64();
   uint64_t expected = 0;
   if (!ReadFixed(8, &expected)) return Corrupt();
   if (expected == 0 || !options_.verify_checksum) return true;
-  const uint64_t actual = Crc64(0, bytes_.data(), covered);
   if (actual != expected) {
     char text[96];
     std::snprintf(text, sizeof(text), "Wrong RDB checksum expected: (%llx) got (%llx)",
@@ -351,8 +347,7 @@ bool Loader::Run() {
         if (!reader_.ReadLength(&value) || !reader_.ReadLength(&volatile_keys)) return Corrupt();
         // Every key takes at least 3 bytes of the file (type, key length, value), so a hint
         // beyond that is a corrupt or hostile file's, and is not believed.
-        keyspace_.Reserve(db_,
-                          static_cast<size_t>(std::min<uint64_t>(value, reader_.remaining() / 3)));
+        keyspace_.Reserve(db_, reader_.PresizeFor(value, 3));
         continue;
       }
       case rdb::kOpSlotInfo: {
@@ -412,14 +407,50 @@ std::string ReadFunctionLibrary(Reader& reader, uint8_t opcode, std::string* cod
 
 }  // namespace rdb
 
-RdbLoadResult LoadRdb(std::string_view bytes, Keyspace& keyspace, const RdbLoadOptions& options) {
+namespace {
+
+// Runs the loader over `reader`; `whole_input` says whether the input must end with the RDB
+// file (a zstd frame holds nothing else, while an AOF goes on after its RDB preamble).
+RdbLoadResult LoadFromReader(rdb::Reader& reader, bool whole_input, Keyspace& keyspace,
+                             const RdbLoadOptions& options) {
   RdbLoadResult result;
-  Loader loader(bytes, keyspace, options, &result);
+  Loader loader(reader, keyspace, options, &result);
   result.ok = loader.Run();
-  result.bytes_read = loader.position();
+  if (result.ok && whole_input && !reader.at_end() && reader.source_error().empty()) {
+    result.ok = false;
+    result.error = "Bytes follow the RDB file's checksum inside the zstd frame";
+  }
+  // A source that stopped on an error (a corrupt or truncated frame) is why the RDB reads
+  // failed, whatever they made of the bytes they got.
+  if (!reader.source_error().empty()) {
+    result.ok = false;
+    result.error = std::string(reader.source_error());
+  }
+  result.bytes_read = static_cast<size_t>(reader.position());
   if (!result.ok) keyspace.FlushAll();
   keyspace.ResetDirty();
   return result;
+}
+
+}  // namespace
+
+RdbLoadResult LoadRdbFrom(ByteSource& source, Keyspace& keyspace, const RdbLoadOptions& options,
+                          size_t window_bytes) {
+  rdb::Reader reader(source, window_bytes);
+  return LoadFromReader(reader, /*whole_input=*/true, keyspace, options);
+}
+
+RdbLoadResult LoadRdb(std::string_view bytes, Keyspace& keyspace, const RdbLoadOptions& options) {
+  if (StartsWithZstdFrame(bytes)) {
+    MemorySource compressed(bytes);
+    ZstdSource decompressed(compressed, kZstdInputWindowBytes);
+    RdbLoadResult result = LoadRdbFrom(decompressed, keyspace, options);
+    result.zstd = true;
+    if (result.ok) result.bytes_read = bytes.size();
+    return result;
+  }
+  rdb::Reader reader(bytes);
+  return LoadFromReader(reader, /*whole_input=*/false, keyspace, options);
 }
 
 }  // namespace keel

@@ -5,7 +5,8 @@
 // (value_ops.h, value_load.h), the same bytes DUMP and RESTORE use.
 //
 // The writer produces bytes a part at a time (the caller appends them to a file as they come);
-// the loader reads a whole file's bytes. Neither touches a file: persistence (server/) does.
+// the loader reads a whole file's bytes, or pulls them from a ByteSource a window at a time (a
+// zstd-compressed snapshot, zstd_frame.h). Neither touches a file: persistence (server/) does.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/db/byte_source.h"
 #include "engine/db/snapshot.h"
 #include "engine/db/value_load.h"
 #include "engine/db/value_ops.h"
@@ -157,11 +159,25 @@ struct RdbLoadResult {
   std::vector<std::string> function_libraries;
   // Where the file ended (after the checksum): an AOF with an RDB preamble goes on from there.
   size_t bytes_read = 0;
+  bool zstd = false;  // the file was Keel's zstd-compressed snapshot (zstd_frame.h)
 };
+
+// The window LoadRdbFrom reads its source through, and the compressed bytes a zstd frame is
+// pulled through: a load holds these, never the whole decompressed file.
+inline constexpr size_t kLoadWindowBytes = 256 * 1024;
+inline constexpr size_t kZstdInputWindowBytes = 128 * 1024;
 
 // Loads the RDB file `bytes` into `keyspace`. On failure the keyspace is emptied (a file never
 // loads half) and `error` says why, with Redis's wording where it has one. Loading is no change:
 // the dirty counter is reset afterwards.
+// A file that starts with a zstd frame's magic is decompressed as it is read (LoadRdbFrom), so
+// a zstd snapshot loads whatever rdb-compression-algorithm says now.
 RdbLoadResult LoadRdb(std::string_view bytes, Keyspace& keyspace, const RdbLoadOptions& options);
+
+// Loads the RDB file that `source` produces, read through a window of `window_bytes`. The source
+// must end with the file: bytes after its checksum refuse it. A source's error (a corrupt or
+// truncated zstd frame) is the load's error.
+RdbLoadResult LoadRdbFrom(ByteSource& source, Keyspace& keyspace, const RdbLoadOptions& options,
+                          size_t window_bytes = kLoadWindowBytes);
 
 }  // namespace keel

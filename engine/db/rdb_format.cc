@@ -2,8 +2,10 @@
 
 #include <liblzf/lzf.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "engine/base/assert.h"
 #include "engine/base/crc64.h"
 #include "engine/base/numbers.h"
 
@@ -95,17 +97,97 @@ void WriteString(std::string* out, std::string_view bytes, bool compress) {
   out->append(bytes);
 }
 
-bool Reader::ReadByte(uint8_t* byte) {
-  if (in_.empty()) return false;
-  *byte = static_cast<uint8_t>(in_[0]);
-  in_.remove_prefix(1);
+Reader::Reader(ByteSource& source, size_t window_bytes)
+    : base_(nullptr),
+      source_(&source),
+      window_(std::max<size_t>(window_bytes, 1), '\0'),
+      crc_from_(nullptr) {
+  base_ = crc_from_ = window_.data();
+  in_ = std::string_view(window_.data(), 0);
+}
+
+bool Reader::Refill(size_t wanted) {
+  if (source_ == nullptr || wanted > window_.size()) return false;
+  char* window = window_.data();
+  // What was read leaves the window: into the checksum and the position first.
+  crc_ = Crc64(crc_, crc_from_, static_cast<size_t>(in_.data() - crc_from_));
+  consumed_before_ += static_cast<uint64_t>(in_.data() - base_);
+  const size_t kept = in_.size();
+  if (kept > 0) std::memmove(window, in_.data(), kept);
+  size_t filled = kept;
+  // Each Read adds bytes or reports the end, so the loop ends.
+  while (filled < wanted) {
+    const size_t got = source_->Read(window + filled, window_.size() - filled);
+    if (got == 0) break;
+    filled += got;
+  }
+  base_ = crc_from_ = window;
+  in_ = std::string_view(window, filled);
+  return filled >= wanted;
+}
+
+bool Reader::ReadInto(char* out, size_t size) {
+  // Each turn copies what the window holds, then refills it (or fails at the end).
+  while (size > 0) {
+    if (in_.empty() && !Refill(1)) return false;
+    const size_t taken = std::min(size, in_.size());
+    std::memcpy(out, in_.data(), taken);
+    in_.remove_prefix(taken);
+    out += taken;
+    size -= taken;
+  }
   return true;
 }
 
+bool Reader::AppendInto(std::string* out, size_t size) {
+  if (source_ == nullptr) {
+    if (in_.size() < size) return false;
+    out->append(in_.data(), size);
+    in_.remove_prefix(size);
+    return true;
+  }
+  // The string grows with the bytes that actually arrive, never by a claimed length alone.
+  while (size > 0) {
+    if (in_.empty() && !Refill(1)) return false;
+    const size_t taken = std::min(size, in_.size());
+    out->append(in_.data(), taken);
+    in_.remove_prefix(taken);
+    size -= taken;
+  }
+  return true;
+}
+
+size_t Reader::remaining() const {
+  if (source_ == nullptr) return in_.size();
+  const uint64_t left = source_->BytesLeftMax();
+  return left > SIZE_MAX - in_.size() ? SIZE_MAX : in_.size() + static_cast<size_t>(left);
+}
+
+size_t Reader::PresizeFor(uint64_t count, size_t item_bytes_min) const {
+  KEEL_DASSERT(item_bytes_min > 0);
+  size_t bound = remaining();
+  if (source_ != nullptr) bound = std::min(bound, in_.size() + kPresizeAllowanceBytes);
+  return static_cast<size_t>(std::min<uint64_t>(count, bound / item_bytes_min));
+}
+
+uint64_t Reader::ConsumedCrc64() const {
+  return Crc64(crc_, crc_from_, static_cast<size_t>(in_.data() - crc_from_));
+}
+
+std::string_view Reader::source_error() const {
+  return source_ != nullptr ? std::string_view(source_->error()) : std::string_view();
+}
+
 bool Reader::ReadRaw(size_t size, std::string_view* bytes) {
-  if (in_.size() < size) return false;
-  *bytes = in_.substr(0, size);
-  in_.remove_prefix(size);
+  if (in_.size() >= size) {
+    *bytes = in_.substr(0, size);
+    in_.remove_prefix(size);
+    return true;
+  }
+  if (source_ == nullptr) return false;
+  raw_.resize(size);
+  if (!ReadInto(raw_.data(), size)) return false;
+  *bytes = raw_;
   return true;
 }
 
@@ -130,7 +212,7 @@ bool Reader::ReadLengthOrEncoding(uint64_t* length, bool* encoded) {
     default:
       break;
   }
-  int bytes = 0;
+  size_t bytes = 0;
   if (first == k32BitLength) {
     bytes = 4;
   } else if (first == k64BitLength) {
@@ -138,10 +220,10 @@ bool Reader::ReadLengthOrEncoding(uint64_t* length, bool* encoded) {
   } else {
     return false;
   }
-  if (in_.size() < static_cast<size_t>(bytes)) return false;
+  unsigned char raw[8];
+  if (!ReadInto(reinterpret_cast<char*>(raw), bytes)) return false;
   uint64_t value = 0;
-  for (int i = 0; i < bytes; i++) value = value << 8 | static_cast<uint8_t>(in_[i]);
-  in_.remove_prefix(static_cast<size_t>(bytes));
+  for (size_t i = 0; i < bytes; i++) value = value << 8 | raw[i];
   *length = value;
   return true;
 }
@@ -156,18 +238,16 @@ bool Reader::ReadString(std::string* bytes, size_t size_max) {
   bool encoded = false;
   if (!ReadLengthOrEncoding(&length, &encoded)) return false;
   if (!encoded) {
-    if (length > in_.size() || length > size_max) return false;
-    bytes->assign(in_.data(), length);
-    in_.remove_prefix(length);
-    return true;
+    if (length > remaining() || length > size_max) return false;
+    bytes->clear();
+    return AppendInto(bytes, static_cast<size_t>(length));
   }
   if (length <= kEncInt32) {
     const size_t width = size_t{1} << length;  // 1, 2 or 4 bytes, little-endian, signed
-    if (in_.size() < width) return false;
+    unsigned char raw_bytes[4];
+    if (!ReadInto(reinterpret_cast<char*>(raw_bytes), width)) return false;
     uint64_t raw = 0;
-    for (size_t i = 0; i < width; i++)
-      raw |= static_cast<uint64_t>(static_cast<uint8_t>(in_[i])) << (8 * i);
-    in_.remove_prefix(width);
+    for (size_t i = 0; i < width; i++) raw |= static_cast<uint64_t>(raw_bytes[i]) << (8 * i);
     int64_t value = 0;
     if (width == 1) value = static_cast<int8_t>(raw);
     if (width == 2) value = static_cast<int16_t>(raw);
@@ -179,19 +259,28 @@ bool Reader::ReadString(std::string* bytes, size_t size_max) {
   uint64_t compressed_size = 0;
   uint64_t size = 0;
   if (!ReadLength(&compressed_size) || !ReadLength(&size)) return false;
-  if (compressed_size > in_.size() || compressed_size > UINT32_MAX) return false;
+  if (compressed_size > remaining() || compressed_size > UINT32_MAX) return false;
   if (size > size_max || size > UINT32_MAX) return false;
   // A zero-length value cannot be compressed, so it is never written this way.
   if (size == 0) return false;
   // The claimed length is checked against what the compressed bytes can expand to before it is
   // allocated, so that a few bytes cannot ask for gigabytes (found by fuzz_set_load).
   if (size > compressed_size * kLzfExpansionMax) return false;
+  // LZF needs its input in one piece: a buffer's bytes are, a source's are gathered first.
+  std::string_view compressed;
+  if (source_ == nullptr) {
+    compressed = in_.substr(0, compressed_size);
+  } else {
+    lzf_in_.clear();
+    if (!AppendInto(&lzf_in_, static_cast<size_t>(compressed_size))) return false;
+    compressed = lzf_in_;
+  }
   bytes->assign(size, '\0');
   const unsigned int decompressed =
-      lzf_decompress(in_.data(), static_cast<unsigned int>(compressed_size), bytes->data(),
+      lzf_decompress(compressed.data(), static_cast<unsigned int>(compressed_size), bytes->data(),
                      static_cast<unsigned int>(size));
   if (decompressed != size) return false;
-  in_.remove_prefix(compressed_size);
+  if (source_ == nullptr) in_.remove_prefix(compressed_size);
   return true;
 }
 

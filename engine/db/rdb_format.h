@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "engine/db/byte_source.h"
+
 namespace keel::rdb {
 
 // RDB_VERSION of Redis 7.0: DUMP payloads carry it, and RESTORE refuses a newer one.
@@ -52,27 +54,75 @@ void AppendPayloadFooter(std::string* payload, uint16_t version = kVersion);
 // SET-SKIP-CHECKSUM-VALIDATION turns it off), a matching checksum.
 bool PayloadFooterValid(std::string_view payload, bool verify_checksum);
 
-// Reads what the Write functions write, advancing `*in`. False on truncated or malformed input
-// (RESTORE's "Bad data format"); never reads past the end.
+// Reads what the Write functions write, advancing through the input. False on truncated or
+// malformed input (RESTORE's "Bad data format"); never reads past the end.
+//
+// The input is either a whole buffer, or a ByteSource pulled through a window of fixed size (a
+// compressed snapshot being decompressed): then no read needs more than the window at once (a
+// long string is copied out window by window), and remaining() is the source's upper bound, not
+// an exact count, so table sizes taken from counts go through PresizeFor.
 class Reader {
  public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool ReadByte(uint8_t* byte);
+  explicit Reader(std::string_view in) : in_(in), base_(in.data()), crc_from_(in.data()) {}
+  // Reads `source` through a window of `window_bytes` (>= 1) bytes, allocated here.
+  Reader(ByteSource& source, size_t window_bytes);
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  bool ReadByte(uint8_t* byte) {
+    if (in_.empty() && !Refill(1)) return false;
+    *byte = static_cast<uint8_t>(in_[0]);
+    in_.remove_prefix(1);
+    return true;
+  }
   // A plain length (not a special string encoding).
   bool ReadLength(uint64_t* length);
   // A string in any of its encodings, decoded into `*bytes`, refusing one longer than
   // `size_max` bytes.
   bool ReadString(std::string* bytes, size_t size_max);
-  // `size` raw bytes (a stream PEL's IDs and times), as a view into the input.
+  // `size` raw bytes (a stream PEL's IDs and times): a view into the input, or into the
+  // reader's own copy when they straddle windows; valid until the next read.
   bool ReadRaw(size_t size, std::string_view* bytes);
-  bool at_end() const { return in_.empty(); }
-  // The bytes left: a bound on how many more values can follow (each takes at least one).
-  size_t remaining() const { return in_.size(); }
+  // Copies the next `size` bytes to `out`.
+  bool ReadInto(char* out, size_t size);
+  // Whether the input has ended (a source is asked for more; its error() may then say why not).
+  bool at_end() { return in_.empty() && !Refill(1); }
+  // The bytes left, exactly for a buffer, at most for a source: a bound on how many more values
+  // can follow (each takes at least one).
+  size_t remaining() const;
+  // How many of `count` items of at least `item_bytes_min` bytes each a table may be sized for
+  // before they are read: `count` itself for a buffer (the caller has checked it against
+  // remaining()); for a source, no more than the window and kPresizeAllowanceBytes can hold, so
+  // that a corrupt count in a compressed file (whose bound is loose) cannot make one huge
+  // allocation: the table grows as the items arrive instead.
+  size_t PresizeFor(uint64_t count, size_t item_bytes_min) const;
+  // Bytes read so far, and the CRC-64 of them (an RDB file's trailer covers what precedes it).
+  uint64_t position() const { return consumed_before_ + static_cast<uint64_t>(in_.data() - base_); }
+  uint64_t ConsumedCrc64() const;
+  // The source's error, if it stopped on one ("" for a buffer).
+  std::string_view source_error() const;
+
+  // About 1.4 million keys or 2 million hash fields: a table presized for more (a large
+  // dataset's RESIZEDB) grows as the rest arrives.
+  static constexpr size_t kPresizeAllowanceBytes = 4u << 20;
 
  private:
   // A length, or a special encoding (`*encoded` true, `*length` the encoding number).
   bool ReadLengthOrEncoding(uint64_t* length, bool* encoded);
-  std::string_view in_;
+  // Makes at least `wanted` (<= the window) bytes readable; false when the input ends first.
+  bool Refill(size_t wanted);
+  // Reads `size` bytes appended to `*out` without allocating more than arrives.
+  bool AppendInto(std::string* out, size_t size);
+
+  std::string_view in_;  // the unread bytes of the buffer or the window
+  const char* base_;     // where the buffer or the window begins
+  ByteSource* source_ = nullptr;
+  std::string window_;            // a source's window (its size is fixed)
+  uint64_t consumed_before_ = 0;  // bytes read before the window's start
+  uint64_t crc_ = 0;              // CRC-64 of the bytes read before crc_from_
+  const char* crc_from_;          // bytes read from here on are not in crc_ yet
+  std::string raw_;               // ReadRaw's copy when its bytes straddle windows
+  std::string lzf_in_;            // an LZF string's compressed bytes read from a source
 };
 
 }  // namespace keel::rdb

@@ -165,7 +165,7 @@ LoadStatus LoadPlainHash(rdb::Reader& reader, const HashLimits& limits, uint64_t
   // Each pair takes at least two bytes: a claimed length past that is corrupt, and the table's
   // first size is bounded by what the payload can hold.
   if (length > reader.remaining() / 2) return LoadStatus::kCorrupt;
-  Loader loader(limits, hash_seed, memory, static_cast<size_t>(length));
+  Loader loader(limits, hash_seed, memory, reader.PresizeFor(length, 2));
   std::string field;
   std::string value;
   for (uint64_t i = 0; i < length; i++) {
@@ -386,7 +386,7 @@ LoadStatus LoadHashMetadata(uint8_t rdb_type, rdb::Reader& reader, const HashLim
   uint64_t length = 0;
   if (!reader.ReadLength(&length) || length == 0) return LoadStatus::kCorrupt;
   if (length > reader.remaining() / 3) return LoadStatus::kCorrupt;
-  Loader loader(limits, hash_seed, memory, static_cast<size_t>(length));
+  Loader loader(limits, hash_seed, memory, reader.PresizeFor(length, 3));
   std::vector<std::pair<std::string, uint64_t>> ttls;
   std::string field;
   std::string value;

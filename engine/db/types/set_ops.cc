@@ -54,14 +54,14 @@ void SetDigest(const Entry& entry, DigestBuilder& digest) {
 
 // Builds a loaded set of `length` members, each from next(&member) (false: malformed), as Redis
 // 7.0's rdbLoadObject does: an intset while the members are integers and no more than
-// `intset_max`, converted at the first that is not; a repeated member is corrupt.
+// `intset_max`, converted at the first that is not; a repeated member is corrupt. A hashtable
+// starts sized for `presize` members (rdb::Reader::PresizeFor).
 template <typename Next>
-LoadStatus LoadMembers(uint64_t length, Next&& next, size_t intset_max, uint64_t hash_seed,
-                       MemoryAccountant& memory, SetValue** out) {
+LoadStatus LoadMembers(uint64_t length, size_t presize, Next&& next, size_t intset_max,
+                       uint64_t hash_seed, MemoryAccountant& memory, SetValue** out) {
   if (length == 0) return LoadStatus::kCorrupt;  // an empty key, which Redis refuses
-  SetValue* set = length > intset_max
-                      ? SetValue::CreateHashtable(memory, hash_seed, static_cast<size_t>(length))
-                      : SetValue::Create(memory, hash_seed);
+  SetValue* set = length > intset_max ? SetValue::CreateHashtable(memory, hash_seed, presize)
+                                      : SetValue::Create(memory, hash_seed);
   if (set == nullptr) return LoadStatus::kOutOfMemory;
   std::string member;
   LoadStatus status = LoadStatus::kLoaded;
@@ -107,8 +107,9 @@ LoadStatus LoadPlainSet(rdb::Reader& reader, size_t intset_max, uint64_t hash_se
   // first size is bounded by what the payload can hold.
   if (length > reader.remaining()) return LoadStatus::kCorrupt;
   return LoadMembers(
-      length, [&](std::string* member) { return reader.ReadString(member, UINT32_MAX); },
-      intset_max, hash_seed, memory, out);
+      length, reader.PresizeFor(length, 1),
+      [&](std::string* member) { return reader.ReadString(member, UINT32_MAX); }, intset_max,
+      hash_seed, memory, out);
 }
 
 // Redis 7.2's listpack set (RDB_TYPE_SET_LISTPACK): Keel, as Redis 7.0, keeps small sets as an
@@ -122,7 +123,7 @@ LoadStatus LoadListpackSet(rdb::Reader& reader, size_t intset_max, uint64_t hash
   }
   size_t next = 0;
   return LoadMembers(
-      members.size(),
+      members.size(), members.size(),
       [&](std::string* member) {
         *member = std::move(members[next++]);
         return true;

@@ -163,7 +163,9 @@ LoadStatus LoadGroups(uint8_t rdb_type, rdb::Reader& reader, MemoryAccountant& m
     if (!reader.ReadLength(&pel_size) || pel_size > reader.remaining() / 17) {
       return LoadStatus::kCorrupt;
     }
-    if (!group->pel.Reserve(pel_size, memory)) return LoadStatus::kOutOfMemory;
+    if (!group->pel.Reserve(reader.PresizeFor(pel_size, 17), memory)) {
+      return LoadStatus::kOutOfMemory;
+    }
     for (uint64_t i = 0; i < pel_size; i++) {
       StreamNack nack;
       uint64_t count = 0;
@@ -188,7 +190,9 @@ LoadStatus LoadGroups(uint8_t rdb_type, rdb::Reader& reader, MemoryAccountant& m
       if (!reader.ReadLength(&pel_size) || pel_size > reader.remaining() / 16) {
         return LoadStatus::kCorrupt;
       }
-      if (!consumer->pel.Reserve(pel_size, memory)) return LoadStatus::kOutOfMemory;
+      if (!consumer->pel.Reserve(reader.PresizeFor(pel_size, 16), memory)) {
+        return LoadStatus::kOutOfMemory;
+      }
       for (uint64_t i = 0; i < pel_size; i++) {
         StreamId id;
         if (!ReadRawId(reader, &id)) return LoadStatus::kCorrupt;

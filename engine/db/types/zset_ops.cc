@@ -96,7 +96,7 @@ LoadStatus LoadPairs(uint8_t rdb_type, rdb::Reader& reader, const ZsetValue::Lim
   if (!reader.ReadLength(&length) || length == 0) return LoadStatus::kCorrupt;
   // Each pair takes at least two bytes: a longer claim is corrupt before anything is sized by it.
   if (length > reader.remaining() / 2) return LoadStatus::kCorrupt;
-  ZsetValue* zset = ZsetValue::CreateSkiplist(memory, hash_seed, static_cast<size_t>(length));
+  ZsetValue* zset = ZsetValue::CreateSkiplist(memory, hash_seed, reader.PresizeFor(length, 2));
   if (zset == nullptr) return LoadStatus::kOutOfMemory;
   const ZsetValue::Limits unlimited{0, 0};
   std::string member;
