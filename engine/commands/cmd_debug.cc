@@ -345,19 +345,28 @@ void DebugReload(CommandContext& context) {
   }
   Engine& engine = context.server();
   Persistence& persistence = engine.persistence();
-  std::string bytes;
-  if (save) {
-    persistence.AbortSave("Stopping the running save: DEBUG RELOAD saves the dataset itself");
-    bytes = persistence.SerialiseKeyspace();
-  } else if (!persistence.ReadFile(&bytes).ok()) {
-    context.reply.Error("ERR Error trying to load the RDB dump");
-    return;
-  }
   // Without NOFLUSH the keyspace is replaced; with it the file's keys are added, replacing
   // those they share (Redis kills itself on such a key unless MERGE; Keel takes the file's). A
-  // function library of a name that exists fails the load without MERGE, as in Redis.
+  // function library of a name that exists fails the load without MERGE, as in Redis. The bytes
+  // saved are the file SAVE would write (a zstd snapshot under rdb-compression-algorithm zstd),
+  // and what is loaded back is that file; NOSAVE loads the file on disk.
+  std::string bytes;
   RdbLoadResult result;
-  if (!persistence.LoadBytes(bytes, /*merge=*/!flush, &result, /*replace_functions=*/merge)) {
+  bool loaded = false;
+  if (save) {
+    persistence.AbortSave("Stopping the running save: DEBUG RELOAD saves the dataset itself");
+    std::string error;
+    bytes = persistence.SerialiseSnapshotFile(&error);
+    if (!error.empty()) {
+      engine.Log(LogLevel::kWarning, "DEBUG RELOAD could not compress the dataset: " + error);
+      context.reply.Error("ERR Error trying to load the RDB dump");
+      return;
+    }
+    loaded = persistence.LoadBytes(bytes, /*merge=*/!flush, &result, /*replace_functions=*/merge);
+  } else {
+    loaded = persistence.LoadFile(/*merge=*/!flush, &result, /*replace_functions=*/merge).ok();
+  }
+  if (!loaded) {
     context.reply.Error("ERR Error trying to load the RDB dump");
     return;
   }

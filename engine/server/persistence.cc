@@ -1,11 +1,15 @@
 #include "engine/server/persistence.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "engine/base/assert.h"
 #include "engine/base/numbers.h"
 #include "engine/db/snapshot.h"
+#include "engine/db/zstd_frame.h"
 #include "engine/server/client.h"
 #include "engine/server/engine.h"
+#include "engine/server/file_source.h"
 #include "engine/server/snapshot_pace.h"
 #include "engine/server/value_limits.h"
 #include "engine/server/version.h"
@@ -20,6 +24,9 @@ constexpr size_t kBytesPerAppend = 1024 * 1024;
 constexpr int64_t kRetryDelayS = 5;
 // Reads of the RDB file at start.
 constexpr size_t kReadChunkBytes = 1024 * 1024;
+// A zstd snapshot's part is compressed in pieces of this size, the clock checked between them
+// (level 19 takes a few milliseconds for one).
+constexpr size_t kZstdPieceBytes = 16 * 1024;
 
 }  // namespace
 
@@ -41,6 +48,9 @@ struct Persistence::Job {
   std::unique_ptr<RdbSnapshotWriter> sink;  // null for a job of ready bytes
   std::unique_ptr<Snapshot> snapshot;       // null once walked (or for a job of ready bytes)
   std::string ready;                        // the bytes of a job made of them
+  std::unique_ptr<ZstdFrameWriter> zstd;    // a zstd snapshot's compressor (a walking job)
+  std::string plain;                        // the part walked last (a zstd job's, until
+  size_t plain_offset = 0;                  // compressed up to here)
   uint64_t waiter = 0;                      // the waiting client's id, or 0
   FileId file = 0;
   bool file_open = false;
@@ -89,6 +99,16 @@ RdbWriteOptions Persistence::WriteOptions() const {
   return options;
 }
 
+bool Persistence::zstd_snapshot() const {
+  return engine_.settings().rdb_compression_algorithm == 1;
+}
+
+RdbWriteOptions Persistence::SnapshotWriteOptions() const {
+  RdbWriteOptions options = WriteOptions();
+  if (zstd_snapshot()) options.compress = false;
+  return options;
+}
+
 RdbLoadOptions Persistence::LoadOptions() const {
   const Keyspace& keyspace = engine_.keyspace();
   RdbLoadOptions options;
@@ -130,8 +150,9 @@ Status Persistence::ReadFile(std::string* bytes) {
   return ReadWholeFile(engine_.env().files(), PathOf(engine_.settings().dbfilename), bytes);
 }
 
-bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result,
-                            bool replace_functions) {
+template <typename LoadKeys>
+bool Persistence::LoadWith(LoadKeys&& load, bool merge, RdbLoadResult* result,
+                           bool replace_functions) {
   Keyspace& keyspace = engine_.keyspace();
   RdbLoadOptions options = LoadOptions();
   options.replace_duplicates = merge;
@@ -140,7 +161,7 @@ bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* r
     // Redis's emptyData: a file that replaces the dataset replaces the functions too.
     engine_.scripting().FlushFunctions();
   }
-  *result = LoadRdb(bytes, keyspace, options);
+  *result = load(keyspace, options);
   if (result->ok) {
     const std::string error =
         engine_.scripting().LoadFunctionLibraries(result->function_libraries, replace_functions);
@@ -160,19 +181,64 @@ bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* r
   return true;
 }
 
+bool Persistence::LoadBytes(std::string_view bytes, bool merge, RdbLoadResult* result,
+                            bool replace_functions) {
+  return LoadWith(
+      [bytes](Keyspace& keyspace, const RdbLoadOptions& options) {
+        return LoadRdb(bytes, keyspace, options);
+      },
+      merge, result, replace_functions);
+}
+
+Status Persistence::LoadFile(bool merge, RdbLoadResult* result, bool replace_functions) {
+  FileSystem& files = engine_.env().files();
+  const std::string path = PathOf(engine_.settings().dbfilename);
+  Result<FileId> opened = files.Open(path, OpenMode::kRead);
+  if (!opened.ok()) return opened.status();
+  const FileId file = opened.value();
+  char magic[kZstdFrameMagic.size()];
+  Result<size_t> head = files.ReadAt(file, 0, magic, sizeof(magic));
+  Result<uint64_t> size = files.Size(file);
+  if (!head.ok() || !size.ok()) {
+    files.Close(file).IgnoreError();
+    return !head.ok() ? head.status() : size.status();
+  }
+  bool loaded = false;
+  if (StartsWithZstdFrame(std::string_view(magic, head.value()))) {
+    engine_.Log(LogLevel::kNotice, "Loading a zstd-compressed RDB file (Keel's snapshot)");
+    FileSource compressed(files, file, size.value());
+    loaded = LoadWith(
+        [&compressed](Keyspace& keyspace, const RdbLoadOptions& options) {
+          ZstdSource decompressed(compressed, kZstdInputWindowBytes);
+          RdbLoadResult zstd_result = LoadRdbFrom(decompressed, keyspace, options);
+          zstd_result.zstd = true;
+          return zstd_result;
+        },
+        merge, result, replace_functions);
+    files.Close(file).IgnoreError();
+  } else {
+    files.Close(file).IgnoreError();
+    std::string bytes;
+    const Status read = ReadWholeFile(files, path, &bytes);
+    if (!read.ok()) return read;
+    loaded = LoadBytes(bytes, merge, result, replace_functions);
+  }
+  return loaded ? Status::Ok() : Status(StatusCode::kInvalidArgument, result->error);
+}
+
 Status Persistence::LoadAtStartup() {
   const int64_t started_us = engine_.env().clock().MonotonicUs();
-  std::string bytes;
-  const Status read = ReadFile(&bytes);
-  if (read.code() == StatusCode::kNotFound) return Status::Ok();
-  if (!read.ok()) {
-    engine_.Log(LogLevel::kWarning, "Fatal error loading the DB: " + read.message() + ". Exiting.");
-    return read;
-  }
   RdbLoadResult result;
-  if (!LoadBytes(bytes, /*merge=*/false, &result)) {
+  const Status loaded = LoadFile(/*merge=*/false, &result);
+  if (loaded.code() == StatusCode::kNotFound) return Status::Ok();
+  if (!loaded.ok() && result.error.empty()) {
+    engine_.Log(LogLevel::kWarning,
+                "Fatal error loading the DB: " + loaded.message() + ". Exiting.");
+    return loaded;
+  }
+  if (!loaded.ok()) {
     engine_.Log(LogLevel::kWarning, "Terminating server after rdb file reading failure.");
-    return Status(StatusCode::kInvalidArgument, result.error);
+    return loaded;
   }
   if (!result.redis_version.empty()) {
     engine_.Log(LogLevel::kNotice, "Loading RDB produced by version " + result.redis_version);
@@ -193,6 +259,28 @@ Status Persistence::LoadAtStartup() {
   return Status::Ok();
 }
 
+std::string Persistence::SerialiseSnapshotFile(std::string* error) {
+  if (!zstd_snapshot()) return SerialiseKeyspace();
+  ZstdFrameWriter zstd(static_cast<int>(engine_.settings().rdb_zstd_level));
+  RdbSnapshotWriter sink(engine_.keyspace(), SnapshotWriteOptions());
+  RdbWriter& writer = sink.writer();
+  std::string file;
+  bool ok = true;
+  {
+    Snapshot snapshot(engine_.keyspace(), sink);
+    // Each step covers more of the hash space, so the walk ends; the plain bytes are compressed
+    // a part at a time and never held whole.
+    while (ok && snapshot.Step(kSnapshotSlotsPerStep)) {
+      if (writer.pending_bytes() >= kBytesPerAppend)
+        ok = zstd.Compress(writer.TakeBytes(), false, &file);
+    }
+  }
+  writer.Finish();
+  if (ok && zstd.Compress(writer.TakeBytes(), true, &file)) return file;
+  *error = zstd.error();
+  return {};
+}
+
 std::string Persistence::SerialiseKeyspace(bool functions_only) {
   if (!functions_only) return WriteRdb(engine_.keyspace(), WriteOptions());
   RdbWriter writer(WriteOptions());
@@ -209,8 +297,12 @@ bool Persistence::background_save_in_progress() const {
 
 std::string Persistence::StartSave(Trigger trigger, Client* waiter) {
   if (job_ != nullptr) return "ERR Background save already in progress";
-  std::string error =
-      OpenJob(std::make_unique<Job>(engine_.keyspace(), WriteOptions()), trigger, waiter);
+  auto job = std::make_unique<Job>(engine_.keyspace(), SnapshotWriteOptions());
+  if (zstd_snapshot()) {
+    job->zstd =
+        std::make_unique<ZstdFrameWriter>(static_cast<int>(engine_.settings().rdb_zstd_level));
+  }
+  std::string error = OpenJob(std::move(job), trigger, waiter);
   if (!error.empty()) return error;
   if (trigger == Trigger::kBgsave) {
     engine_.Log(LogLevel::kNotice, "Background saving started");
@@ -265,21 +357,49 @@ std::string Persistence::OpenJob(std::unique_ptr<Job> job, Trigger trigger, Clie
 
 bool Persistence::Advance(bool paced) {
   Job& job = *job_;
-  bool more = true;
   RdbWriter& writer = job.sink->writer();
-  if (paced) {
-    more = PumpSnapshot(*job.snapshot, engine_.env().clock(),
-                        [&writer] { return writer.pending_bytes(); });
+  Clock& clock = engine_.env().clock();
+  const int64_t deadline_us = clock.MonotonicUs() + kPumpTimeMaxUs;
+  // The walk goes on once the last part is all out, so that the plain bytes waiting stay within
+  // one part (a zstd job may take several iterations to compress one).
+  if (job.snapshot != nullptr && job.plain_offset == job.plain.size()) {
+    bool more = true;
+    if (paced) {
+      more = PumpSnapshot(*job.snapshot, clock, [&writer] { return writer.pending_bytes(); });
+    } else {
+      while (more && writer.pending_bytes() < kBytesPerAppend) {
+        more = job.snapshot->Step(kSnapshotSlotsPerStep);
+      }
+    }
+    if (!more) {
+      job.snapshot.reset();
+      writer.Finish();
+    }
+    job.plain = writer.TakeBytes();
+    job.plain_offset = 0;
+  }
+  const bool walked = job.snapshot == nullptr;
+  std::string chunk;
+  if (job.zstd == nullptr) {
+    chunk.swap(job.plain);
+    job.plain.clear();
   } else {
-    while (more && writer.pending_bytes() < kBytesPerAppend) {
-      more = job.snapshot->Step(kSnapshotSlotsPerStep);
+    // A piece at a time: a paced job stops at the iteration's deadline and goes on at the next
+    // (zstd's high levels compress a few MB per second; a 256 KB part would stall the clients).
+    // The trailer is in the last part, so the frame ends with its last piece.
+    KEEL_DASSERT(!walked || !job.plain.empty());
+    while (job.plain_offset < job.plain.size()) {
+      const size_t piece = std::min(kZstdPieceBytes, job.plain.size() - job.plain_offset);
+      const bool end = walked && job.plain_offset + piece == job.plain.size();
+      if (!job.zstd->Compress(std::string_view(job.plain).substr(job.plain_offset, piece), end,
+                              &chunk)) {
+        Fail("Error compressing the RDB file: " + job.zstd->error());
+        return false;
+      }
+      job.plain_offset += piece;
+      if (paced && clock.MonotonicUs() >= deadline_us) break;
     }
   }
-  if (!more) {
-    job.snapshot.reset();
-    writer.Finish();
-  }
-  const std::string chunk = writer.TakeBytes();
   if (!chunk.empty()) {
     const ConstSlice slice{chunk.data(), chunk.size()};
     const Status appended = engine_.env().files().Append(job.file, &slice, 1);
@@ -288,8 +408,9 @@ bool Persistence::Advance(bool paced) {
       return false;
     }
   }
-  if (!more) FinishWalk();
-  return more;
+  const bool done = walked && job.plain_offset == job.plain.size();
+  if (done) FinishWalk();
+  return !done;
 }
 
 void Persistence::FinishWalk() {

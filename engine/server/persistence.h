@@ -56,7 +56,7 @@ class Persistence {
   // trigger but kBgsave walks the whole snapshot now. Returns "" or Redis's error text (a save
   // already runs, the temporary file cannot be created).
   std::string StartSave(Trigger trigger, Client* waiter);
-  // Saves `bytes` (a whole RDB file, made by SerialiseKeyspace) as SAVE would (DEBUG RELOAD).
+  // Saves `bytes` (a whole RDB file, made by SerialiseSnapshotFile) as SAVE would (DEBUG RELOAD).
   std::string StartSaveOf(std::string bytes, Trigger trigger, Client* waiter);
   bool save_in_progress() const { return job_ != nullptr; }
   bool background_save_in_progress() const;
@@ -74,6 +74,10 @@ class Persistence {
   // DEBUG RELOAD's first half, and a full sync's file: the keyspace serialised as an RDB file in
   // memory. `functions_only` leaves the keys out (REPLCONF rdb-filter-only functions).
   std::string SerialiseKeyspace(bool functions_only = false);
+  // DEBUG RELOAD's: the keyspace as SAVE would write it under rdb-compression-algorithm (with
+  // zstd, the RDB stream compressed a piece at a time as it is made). "" with `*error` set when
+  // zstd fails.
+  std::string SerialiseSnapshotFile(std::string* error);
   // Loads `bytes` (a whole RDB file) into the keyspace, replacing it (and the function
   // libraries) unless `merge` (then duplicated keys replace the existing ones, as with DEBUG
   // RELOAD NOFLUSH). A library whose name exists replaces it only when `replace_functions`
@@ -83,6 +87,11 @@ class Persistence {
                  bool replace_functions = false);
   // Reads the whole file `dbfilename` into `*bytes`.
   Status ReadFile(std::string* bytes);
+  // Loads the file `dbfilename` as LoadBytes loads bytes: a zstd snapshot is decompressed as it
+  // is read from the file (its plain form is never in memory whole), an RDB file is read whole.
+  // kNotFound (nothing logged, nothing changed) when there is no file; another error when it
+  // cannot be read or does not load (logged; the keyspace is then empty).
+  Status LoadFile(bool merge, RdbLoadResult* result, bool replace_functions = false);
 
   // The loop's part: steps the snapshot of a running background save and writes what it made.
   void Pump();
@@ -115,6 +124,11 @@ class Persistence {
   // files too).
   RdbWriteOptions WriteOptions() const;
   RdbLoadOptions LoadOptions() const;
+  // Whether SAVE, BGSAVE, SHUTDOWN and DEBUG RELOAD write a zstd snapshot, and the options of
+  // its RDB stream: strings are left to zstd rather than LZF-compressed one by one (zstd then
+  // finds the repeats across keys; bench/harness/snapshot_compression.py measured the files).
+  bool zstd_snapshot() const;
+  RdbWriteOptions SnapshotWriteOptions() const;
 
   // The path of `name` in `dir`, and the directory itself ("." for the working directory).
   std::string PathOf(std::string_view name) const;
@@ -136,6 +150,9 @@ class Persistence {
   void Fail(std::string_view log_line, bool failed = true);
   // Answers the waiting client, if it is still there, and lets it go on.
   void Release(bool ok);
+  // LoadBytes's work around a loader of the file's keys (`load` fills `*result`).
+  template <typename LoadKeys>
+  bool LoadWith(LoadKeys&& load, bool merge, RdbLoadResult* result, bool replace_functions);
 
   Engine& engine_;
   std::unique_ptr<Job> job_;
