@@ -107,6 +107,7 @@ std::string RunPlan::Describe() const {
     text += ", aof " + appendfsync + (aof_rdb_preamble ? " rdb-preamble" : " commands") +
             ", rewrite per million " + std::to_string(aof_rewrite_per_million);
   }
+  if (rdb_zstd_level > 0) text += ", rdb zstd level " + std::to_string(rdb_zstd_level);
   if ((faults & kFaultCrash) && crash_at_permille > 0) {
     text += ", power loss after " + std::to_string(crash_at_permille) + " permille of the commands";
   }
@@ -195,6 +196,14 @@ void DrawPersistence(Rng& rng, RunPlan& plan) {
   plan.aof_rewrite_per_million = SwarmPerMillion(rng, 20'000);
 }
 
+// A quarter of the seeds write Keel's zstd snapshot, from a stream of its own so that adding it
+// moved no draw of the plan's; mostly level 1 (the one to use), sometimes zstd's slow levels.
+void DrawSnapshotCompression(uint64_t seed, RunPlan& plan) {
+  Rng rng(seed ^ 0x7a737464736e6170ull);
+  if (rng.Below(4) != 0) return;
+  plan.rdb_zstd_level = Pick(rng, {1, 1, 3, 19});
+}
+
 // The power loss and the disk's faults, from a stream of their own so that adding them moved no
 // draw of the plan's. Half the seeds lose power once, anywhere in the run (a quarter of those
 // near its start, where the first files are being made); a third have a failing disk.
@@ -244,6 +253,7 @@ RunPlan DrawPlan(uint64_t seed, const RunOverrides& overrides) {
   AddOutputPressure(plan);
   DrawPersistence(rng, plan);
   DrawDisk(seed, plan);
+  DrawSnapshotCompression(seed, plan);
 
   if (overrides.clients) plan.clients = std::clamp(*overrides.clients, 1, kClientsMax);
   if (overrides.ops) plan.ops = std::max(*overrides.ops, 0);

@@ -83,6 +83,9 @@ struct RunPlan {
   std::string appendfsync;
   bool aof_rdb_preamble = true;
   uint32_t aof_rewrite_per_million = 0;
+  // The RDB snapshot's form: 0 for Redis's file (rdb-compression-algorithm lzf), else Keel's
+  // zstd snapshot at this level, so that crash recovery loads zstd files too.
+  int rdb_zstd_level = 0;
   // With kFaultCrash: once this share (per mille) of the commands was issued, the machine loses
   // power (SimFiles::Crash) and the run ends with a restart from the files, whose keyspace must
   // be a state of the history that every reply received allows (history.h); 0: no crash.

@@ -222,6 +222,10 @@ void Simulation::Start() {
     SetConfig(config, "aof-use-rdb-preamble", plan_.aof_rdb_preamble ? "yes" : "no");
     SetConfig(config, "auto-aof-rewrite-percentage", "0");
   }
+  if (plan_.rdb_zstd_level > 0) {
+    SetConfig(config, "rdb-compression-algorithm", "zstd");
+    SetConfig(config, "rdb-zstd-level", std::to_string(plan_.rdb_zstd_level));
+  }
   config_ = config;
   engine_ = std::make_unique<Engine>(env_, std::move(config));
   server_ = std::make_unique<Server>(*engine_);
