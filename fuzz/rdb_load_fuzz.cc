@@ -1,6 +1,8 @@
 // The RDB file loader (engine/db/rdb_file.h), over arbitrary bytes as a whole file.
 // Input: byte 0's bit 0 turns checksum verification off (as DEBUG SET-SKIP-CHECKSUM-VALIDATION
-// does), bits 1-7 a memory limit in 16 KiB steps (0: none); the rest is the file.
+// does), bits 1-7 a memory limit in 16 KiB steps (0: none); the rest is the file. A file that
+// starts with zstd's magic is Keel's zstd snapshot, decompressed as it is read (the keel_zstd_*
+// seeds of corpus/fuzz/rdb_load/ start the fuzzer inside valid frames).
 // Properties: no crash and no read past the input; a refused file leaves the keyspace empty (a
 // file never loads half) with an error to log; a loaded one writes out again and loads back with
 // the same digest; every byte allocated is given back when the keys go.
