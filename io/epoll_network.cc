@@ -1,71 +1,21 @@
 #include "io/epoll_network.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "engine/base/assert.h"
 #include "io/real_env.h"
+#include "io/sockets.h"
 
 namespace keel::io {
-namespace {
-
-std::string FormatAddress(const sockaddr_storage& address) {
-  char host[INET6_ADDRSTRLEN] = {};
-  uint16_t port = 0;
-  if (address.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
-    inet_ntop(AF_INET, &v4->sin_addr, host, sizeof(host));
-    port = ntohs(v4->sin_port);
-  } else if (address.ss_family == AF_INET6) {
-    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
-    inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof(host));
-    port = ntohs(v6->sin6_port);
-  }
-  return std::string(host) + ":" + std::to_string(port);
-}
-
-bool IsLoopback(const sockaddr_storage& address) {
-  if (address.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
-    return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
-  }
-  if (address.ss_family == AF_INET6) {
-    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
-    if (IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr)) return true;
-    // An IPv4 loopback client seen on a dual-stack socket (::ffff:127.x.x.x).
-    return IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr) && v6->sin6_addr.s6_addr[12] == 127;
-  }
-  return false;
-}
-
-// A numeric address and port as getaddrinfo resolves them, never by a name lookup (the loop must
-// not block); `passive` for a listener. The caller frees `*found` with freeaddrinfo.
-Status ResolveNumeric(const std::string& address, const std::string& port, bool passive,
-                      addrinfo** found) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
-  const int gai = getaddrinfo(address.c_str(), port.c_str(), &hints, found);
-  if (gai != 0) {
-    return Status(StatusCode::kInvalidArgument,
-                  "bad address '" + address + "': " + gai_strerror(gai));
-  }
-  return Status();
-}
-
-}  // namespace
 
 EpollNetwork::~EpollNetwork() {
   for (size_t fd = 0; fd < slots_.size(); fd++) {
@@ -73,6 +23,13 @@ EpollNetwork::~EpollNetwork() {
       ::close(static_cast<int>(fd));
     }
   }
+  ::close(epoll_fd_);
+}
+
+Result<std::unique_ptr<PollingNetwork>> NewEpollNetwork() {
+  const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) return ErrnoStatus(errno, "epoll_create1");
+  return std::unique_ptr<PollingNetwork>(new EpollNetwork(epoll_fd));
 }
 
 EpollNetwork::Kind EpollNetwork::KindOf(uint64_t id) const {
@@ -114,54 +71,14 @@ void EpollNetwork::Forget(int fd) {
 void EpollNetwork::Watch(int fd, Kind kind) { Register(fd, kind, EPOLLIN); }
 
 Result<ListenerId> EpollNetwork::Listen(const ListenOptions& options) {
-  addrinfo* found = nullptr;
-  const std::string port = std::to_string(options.port);
-  if (Status status = ResolveNumeric(options.address, port, true, &found); !status.ok()) {
-    return status;
-  }
-  const std::string where = options.address + ":" + port;
-  const int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    const int error = errno;
-    freeaddrinfo(found);
-    // No IPv6 on this machine: report it as an unavailable address, which "-::1" may skip.
-    if (error == EAFNOSUPPORT) {
-      return Status(StatusCode::kInvalidArgument, std::string("socket: ") + std::strerror(error));
-    }
-    return ErrnoStatus(error, "socket " + where);
-  }
-  const int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (found->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-  if (bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
-    const int error = errno;
-    freeaddrinfo(found);
-    ::close(fd);
-    // Redis's message: "bind: Cannot assign requested address".
-    if (error == EADDRNOTAVAIL) {
-      return Status(StatusCode::kNotFound, std::string("bind: ") + std::strerror(error));
-    }
-    return ErrnoStatus(error, "bind");
-  }
-  freeaddrinfo(found);
-  if (listen(fd, options.backlog) != 0) {
-    const int error = errno;
-    ::close(fd);
-    return ErrnoStatus(error, "listen");
-  }
-  return Register(fd, Kind::kListener, EPOLLIN);
+  Result<int> fd = OpenListener(options);
+  if (!fd.ok()) return fd.status();
+  return Register(*fd, Kind::kListener, EPOLLIN);
 }
 
 uint16_t EpollNetwork::ListenerPort(ListenerId listener) {
   const int fd = Resolve(listener, Kind::kListener);
-  if (fd < 0) return 0;
-  sockaddr_storage address{};
-  socklen_t length = sizeof(address);
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return 0;
-  if (address.ss_family == AF_INET) {
-    return ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
-  }
-  return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
+  return fd < 0 ? 0 : BoundPort(fd);
 }
 
 void EpollNetwork::CloseListener(ListenerId listener) {
@@ -174,28 +91,9 @@ void EpollNetwork::CloseListener(ListenerId listener) {
 Result<ConnId> EpollNetwork::Accept(ListenerId listener, ConnInfo* info) {
   const int listen_fd = Resolve(listener, Kind::kListener);
   if (listen_fd < 0) return Status(StatusCode::kNotFound, "no such listener");
-  sockaddr_storage peer{};
-  socklen_t peer_length = sizeof(peer);
-  const int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length,
-                         SOCK_NONBLOCK | SOCK_CLOEXEC);
-  if (fd < 0) {
-    const int error = errno;
-    if (error == EAGAIN || error == EWOULDBLOCK || error == ECONNABORTED || error == EINTR) {
-      return Status(StatusCode::kWouldBlock);
-    }
-    return ErrnoStatus(error, "accept");
-  }
-  const int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-  sockaddr_storage local{};
-  socklen_t local_length = sizeof(local);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length);
-  info->peer_address = FormatAddress(peer);
-  info->local_address = FormatAddress(local);
-  info->peer_is_loopback = IsLoopback(peer);
-  info->descriptor = fd;
-  return Register(fd, Kind::kConnection, EPOLLIN);
+  Result<int> fd = AcceptOne(listen_fd, info);
+  if (!fd.ok()) return fd.status();
+  return Register(*fd, Kind::kConnection, EPOLLIN);
 }
 
 IoResult EpollNetwork::Read(ConnId conn, char* buffer, size_t capacity) {
@@ -289,41 +187,18 @@ bool EpollNetwork::ReportsFailureAsWritable(uint64_t id) const {
 }
 
 Result<ConnId> EpollNetwork::Connect(const ConnectOptions& options) {
-  addrinfo* found = nullptr;
-  const std::string port = std::to_string(options.port);
-  if (Status status = ResolveNumeric(options.address, port, false, &found); !status.ok()) {
-    return status;
-  }
-  const std::string where = options.address + ":" + port;
-  const int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    const int error = errno;
-    freeaddrinfo(found);
-    if (error == EAFNOSUPPORT) return Status(StatusCode::kInvalidArgument, where + ": no IPv6");
-    return ErrnoStatus(error, "socket " + where);
-  }
-  const int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
   int error = 0;
-  // A non-blocking connect returns EINPROGRESS and finishes in the kernel; EINTR means the same.
-  if (::connect(fd, found->ai_addr, found->ai_addrlen) != 0 && errno != EINPROGRESS &&
-      errno != EINTR) {
-    error = errno;
-  }
-  freeaddrinfo(found);
-  if (error == EAFNOSUPPORT || error == EINVAL) {
-    ::close(fd);
-    return ErrnoStatus(error, "connect " + where);
-  }
+  std::string peer;
+  Result<int> fd = StartConnect(options, &error, &peer);
+  if (!fd.ok()) return fd.status();
   // Registered even when connect failed at once (unreachable, refused): a socket that is closed
   // reports EPOLLHUP, so the failure arrives as an event, the same way as one found later.
-  const uint64_t id = Register(fd, Kind::kConnection, EPOLLIN | EPOLLOUT);
-  Slot& slot = slots_[static_cast<size_t>(fd)];
+  const uint64_t id = Register(*fd, Kind::kConnection, EPOLLIN | EPOLLOUT);
+  Slot& slot = slots_[static_cast<size_t>(*fd)];
   slot.outgoing = true;
   slot.writable_interest = true;
   slot.error = error;
-  slot.peer = where;
+  slot.peer = std::move(peer);
   return id;
 }
 
@@ -352,32 +227,50 @@ Status EpollNetwork::ConnectStatus(ConnId conn) {
 }
 
 DescriptorLimit EpollNetwork::RaiseDescriptorLimit(uint64_t wanted) {
-  DescriptorLimit result;
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == -1) {
-    result.known = false;
-    result.error = std::strerror(errno);
-    return result;
-  }
-  result.before = limit.rlim_cur;
-  result.after = limit.rlim_cur;
-  if (result.before >= wanted) return result;
-  // The limit asked, then 16 less at a time down to the current one, as Redis tries.
-  uint64_t best = wanted;
-  int error = 0;
-  while (best > result.before) {
-    limit.rlim_cur = best;
-    limit.rlim_max = best;
-    if (setrlimit(RLIMIT_NOFILE, &limit) != -1) {
-      result.after = best;
-      break;
+  return RaiseOpenFilesLimit(wanted);
+}
+
+void EpollNetwork::WatchWakeup(int fd) { Watch(fd, Kind::kWakeup); }
+void EpollNetwork::WatchSignal(int fd) { Watch(fd, Kind::kSignal); }
+
+PollingNetwork::PollOutcome EpollNetwork::Poll(int64_t timeout_us, Event* events, size_t capacity) {
+  PollOutcome outcome;
+  constexpr int kBatch = 256;
+  epoll_event ready[kBatch];
+  int timeout_ms = -1;
+  if (timeout_us >= 0) timeout_ms = static_cast<int>((timeout_us + 999) / 1000);
+  const int room = static_cast<int>(std::min<size_t>(capacity, kBatch));
+  const int n = epoll_wait(epoll_fd_, ready, room, timeout_ms);
+  size_t count = 0;
+  for (int i = 0; i < n && count < capacity; i++) {
+    const uint64_t id = ready[i].data.u64;
+    const uint32_t flags = ready[i].events;
+    switch (KindOf(id)) {
+      case Kind::kListener:
+        events[count++] = {EventKind::kListenerReady, StatusCode::kOk, id};
+        break;
+      case Kind::kConnection:
+        // A hang-up or error is reported as readable: the read then sees EOF or the failure.
+        if (flags & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+          events[count++] = {EventKind::kReadable, StatusCode::kOk, id};
+        }
+        if (count < capacity && ((flags & EPOLLOUT) || ((flags & (EPOLLHUP | EPOLLERR)) &&
+                                                        ReportsFailureAsWritable(id)))) {
+          events[count++] = {EventKind::kWritable, StatusCode::kOk, id};
+        }
+        break;
+      case Kind::kWakeup:
+        outcome.wakeup = true;
+        break;
+      case Kind::kSignal:
+        outcome.signal = true;
+        break;
+      case Kind::kFree:
+        break;  // closed earlier in this batch
     }
-    error = errno;
-    if (best < 16) break;
-    best -= 16;
   }
-  if (error != 0) result.error = std::strerror(error);
-  return result;
+  outcome.events = count;
+  return outcome;
 }
 
 }  // namespace keel::io

@@ -1,19 +1,23 @@
-// EpollNetwork: Network over non-blocking TCP sockets and one epoll instance.
+// EpollNetwork: Network over non-blocking TCP sockets and one level-triggered epoll instance.
+// Each Read and Write is a system call (read, sendmsg); Poll is one epoll_wait.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/env/env.h"
+#include "io/polling_network.h"
 
 namespace keel::io {
 
-class EpollNetwork final : public Network {
+class EpollNetwork final : public PollingNetwork {
  public:
   // Tags in the epoll user data that tell which kind of descriptor an event is for.
   enum class Kind : uint8_t { kFree = 0, kListener, kConnection, kWakeup, kSignal };
 
+  // Takes ownership of `epoll_fd`.
   explicit EpollNetwork(int epoll_fd) : epoll_fd_(epoll_fd) {}
   ~EpollNetwork() override;
 
@@ -29,6 +33,12 @@ class EpollNetwork final : public Network {
   Status ConnectStatus(ConnId conn) override;
   DescriptorLimit RaiseDescriptorLimit(uint64_t wanted) override;
 
+  PollOutcome Poll(int64_t timeout_us, Event* events, size_t capacity) override;
+  void WatchWakeup(int fd) override;
+  void WatchSignal(int fd) override;
+  std::string_view name() const override { return "epoll"; }
+
+ private:
   // Whether an event with EPOLLERR or EPOLLHUP for this connection must also be reported as
   // kWritable: an outgoing connection whose handshake failed, while writable interest is on (the
   // kernel reports a failed connect without EPOLLOUT).
@@ -44,7 +54,6 @@ class EpollNetwork final : public Network {
   static int FdOf(uint64_t id) { return static_cast<int>(id & 0xffffffffu); }
   Kind KindOf(uint64_t id) const;
 
- private:
   struct Slot {
     Kind kind = Kind::kFree;
     uint32_t generation = 0;
@@ -66,5 +75,8 @@ class EpollNetwork final : public Network {
   int epoll_fd_;
   std::vector<Slot> slots_;  // by descriptor number
 };
+
+// Creates an epoll instance and the network over it. Fails only if epoll_create1 fails.
+Result<std::unique_ptr<PollingNetwork>> NewEpollNetwork();
 
 }  // namespace keel::io

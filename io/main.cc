@@ -178,7 +178,17 @@ int main(int argc, char** argv) {
 
   io::RealEnvOptions env_options;
   env_options.log_path = settings.logfile;
+  env_options.io_backend =
+      settings.io_backend == 1 ? io::IoBackend::kIoUring : io::IoBackend::kEpoll;
   Result<std::unique_ptr<Env>> env = io::NewRealEnv(env_options);
+  // io_uring is the default where the kernel allows it: a kernel without it, a seccomp policy
+  // that refuses io_uring_setup (Docker's default) or kernel.io_uring_disabled means epoll.
+  std::string backend_fallback;
+  if (!env.ok() && env_options.io_backend == io::IoBackend::kIoUring) {
+    backend_fallback = env.status().ToString();
+    env_options.io_backend = io::IoBackend::kEpoll;
+    env = io::NewRealEnv(env_options);
+  }
   if (!env.ok()) {
     std::fprintf(stderr, "Failed to start: %s\n", env.status().ToString().c_str());
     return 1;
@@ -200,6 +210,11 @@ int main(int argc, char** argv) {
                    std::string(argv[0]) + " /path/to/keel.conf");
   }
 
+  if (!backend_fallback.empty()) {
+    engine.Log(LogLevel::kWarning,
+               "io-backend io_uring is not available here (" + backend_fallback + "): using epoll");
+  }
+  engine.Log(LogLevel::kNotice, "Network backend: " + process.multiplexing_api);
   if (!AdjustOpenFilesLimit(engine)) return 1;
   Server server(engine);
   if (!server.Start().ok()) return 1;

@@ -2,7 +2,6 @@
 
 #include <malloc.h>
 #include <poll.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -19,6 +18,7 @@
 
 #include "io/epoll_network.h"
 #include "io/posix_files.h"
+#include "io/uring_network.h"
 
 namespace keel::io {
 
@@ -152,27 +152,28 @@ class RealLog final : public Log {
 
 class RealEnv final : public Env {
  public:
-  RealEnv(int epoll_fd, int wakeup_fd, int signal_fd, std::string log_path)
-      : epoll_fd_(epoll_fd),
-        wakeup_fd_(wakeup_fd),
+  RealEnv(std::unique_ptr<PollingNetwork> network, int wakeup_fd, int signal_fd,
+          std::string log_path)
+      : wakeup_fd_(wakeup_fd),
         signal_fd_(signal_fd),
-        network_(epoll_fd),
+        network_(std::move(network)),
         files_(wakeup_fd),
         log_(std::move(log_path)) {
-    network_.Watch(wakeup_fd_, EpollNetwork::Kind::kWakeup);
-    if (signal_fd_ >= 0) network_.Watch(signal_fd_, EpollNetwork::Kind::kSignal);
+    network_->WatchWakeup(wakeup_fd_);
+    if (signal_fd_ >= 0) network_->WatchSignal(signal_fd_);
   }
 
   ~RealEnv() override {
+    // The network first: its pending operations may still watch the two descriptors.
+    network_.reset();
     if (signal_fd_ >= 0) ::close(signal_fd_);
     ::close(wakeup_fd_);
-    ::close(epoll_fd_);
   }
 
   Clock& clock() override { return clock_; }
   Random& random() override { return random_; }
   MemoryResource& memory() override { return memory_; }
-  Network& network() override { return network_; }
+  Network& network() override { return *network_; }
   FileSystem& files() override { return files_; }
   Log& log() override { return log_; }
 
@@ -180,7 +181,7 @@ class RealEnv final : public Env {
     ProcessInfo info;
     info.pid = getpid();
     info.monotonic_clock = "POSIX clock_gettime";  // as redis-server reports it on Linux
-    info.multiplexing_api = "epoll";
+    info.multiplexing_api = std::string(network_->name());
     utsname name{};
     if (uname(&name) == 0) {
       info.os = std::string(name.sysname) + " " + name.release + " " + name.machine;
@@ -209,48 +210,26 @@ class RealEnv final : public Env {
     }
     // Completions reported by the helper thread come first: they were waiting already.
     size_t count = DrainCompletions(events, capacity);
-    if (count > 0) timeout_us = 0;
-    constexpr int kBatch = 256;
-    epoll_event ready[kBatch];
-    int timeout_ms = -1;
-    if (timeout_us >= 0) timeout_ms = static_cast<int>((timeout_us + 999) / 1000);
-    const int room = static_cast<int>(std::min<size_t>(capacity - count, kBatch));
-    if (room <= 0) return count;
-    const int n = epoll_wait(epoll_fd_, ready, room, timeout_ms);
-    for (int i = 0; i < n && count < capacity; i++) {
-      const uint64_t id = ready[i].data.u64;
-      const uint32_t flags = ready[i].events;
-      switch (network_.KindOf(id)) {
-        case EpollNetwork::Kind::kListener:
-          events[count++] = {EventKind::kListenerReady, StatusCode::kOk, id};
-          break;
-        case EpollNetwork::Kind::kConnection:
-          // A hang-up or error is reported as readable: the read then sees EOF or the failure.
-          if (flags & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-            events[count++] = {EventKind::kReadable, StatusCode::kOk, id};
-          }
-          if (count < capacity && ((flags & EPOLLOUT) || ((flags & (EPOLLHUP | EPOLLERR)) &&
-                                                          network_.ReportsFailureAsWritable(id)))) {
-            events[count++] = {EventKind::kWritable, StatusCode::kOk, id};
-          }
-          break;
-        case EpollNetwork::Kind::kWakeup: {
-          uint64_t counter = 0;
-          (void)!::read(wakeup_fd_, &counter, sizeof(counter));
-          count += DrainCompletions(events + count, capacity - count);
-          break;
-        }
-        case EpollNetwork::Kind::kSignal: {
-          signalfd_siginfo info{};
-          while (::read(signal_fd_, &info, sizeof(info)) == sizeof(info)) {
-            events[count++] = {EventKind::kShutdownRequested, StatusCode::kOk, info.ssi_signo};
-            if (count == capacity) break;
-          }
-          break;
-        }
-        case EpollNetwork::Kind::kFree:
-          break;  // closed earlier in this batch
+    if (count > 0 || signal_pending_) timeout_us = 0;
+    if (count == capacity) return count;
+    const PollingNetwork::PollOutcome outcome =
+        network_->Poll(timeout_us, events + count, capacity - count);
+    count += outcome.events;
+    if (outcome.wakeup) {
+      uint64_t counter = 0;
+      (void)!::read(wakeup_fd_, &counter, sizeof(counter));
+      count += DrainCompletions(events + count, capacity - count);
+    }
+    // A signal stays pending until the signalfd reads empty: io_uring reports its readiness once,
+    // epoll again at every Wait, and either way a full `events` leaves it for the next Wait.
+    if (outcome.signal) signal_pending_ = true;
+    while (signal_pending_ && count < capacity) {
+      signalfd_siginfo info{};
+      if (::read(signal_fd_, &info, sizeof(info)) != sizeof(info)) {
+        signal_pending_ = false;
+        break;
       }
+      events[count++] = {EventKind::kShutdownRequested, StatusCode::kOk, info.ssi_signo};
     }
     return count;
   }
@@ -285,13 +264,13 @@ class RealEnv final : public Env {
     return count;
   }
 
-  int epoll_fd_;
   int wakeup_fd_;
   int signal_fd_;
+  bool signal_pending_ = false;  // the signalfd was reported readable and has not read empty
   RealClock clock_;
   RealRandom random_;
   RealMemory memory_;
-  EpollNetwork network_;
+  std::unique_ptr<PollingNetwork> network_;
   PosixFiles files_;
   RealLog log_;
   std::vector<PosixFiles::Completion> pending_;
@@ -300,14 +279,11 @@ class RealEnv final : public Env {
 }  // namespace
 
 Result<std::unique_ptr<Env>> NewRealEnv(const RealEnvOptions& options) {
-  const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd < 0) return ErrnoStatus(errno, "epoll_create1");
+  Result<std::unique_ptr<PollingNetwork>> network =
+      options.io_backend == IoBackend::kIoUring ? NewUringNetwork() : NewEpollNetwork();
+  if (!network.ok()) return network.status();
   const int wakeup_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wakeup_fd < 0) {
-    const int error = errno;
-    ::close(epoll_fd);
-    return ErrnoStatus(error, "eventfd");
-  }
+  if (wakeup_fd < 0) return ErrnoStatus(errno, "eventfd");
   int signal_fd = -1;
   if (options.handle_signals) {
     // Block the signals in this thread before the fsync helper starts, so that it inherits the
@@ -321,12 +297,12 @@ Result<std::unique_ptr<Env>> NewRealEnv(const RealEnvOptions& options) {
     if (signal_fd < 0) {
       const int error = errno;
       ::close(wakeup_fd);
-      ::close(epoll_fd);
       return ErrnoStatus(error, "signalfd");
     }
   }
   std::signal(SIGPIPE, SIG_IGN);
-  return std::unique_ptr<Env>(new RealEnv(epoll_fd, wakeup_fd, signal_fd, options.log_path));
+  return std::unique_ptr<Env>(
+      new RealEnv(std::move(*network), wakeup_fd, signal_fd, options.log_path));
 }
 
 }  // namespace keel::io

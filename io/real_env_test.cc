@@ -1,7 +1,6 @@
-// Tests for the real environment's memory, outgoing connections and directories, over the loopback
-// interface and a scratch directory under /tmp.
-#include "io/real_env.h"
-
+// Tests for the real environment's memory, outgoing connections and directories, over the
+// loopback interface and a scratch directory under /tmp, with each network backend
+// (real_env_fixture.h).
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,62 +10,21 @@
 #include <string>
 #include <vector>
 
+#include "io/real_env.h"
+#include "io/real_env_fixture.h"
+
 namespace keel::io {
 namespace {
 
-class RealEnvTest : public ::testing::Test {
- protected:
-  RealEnvTest() {
-    RealEnvOptions options;
-    options.handle_signals = false;
-    Result<std::unique_ptr<Env>> env = NewRealEnv(options);
-    EXPECT_TRUE(env.ok());
-    env_ = std::move(*env);
-  }
+size_t OpenDescriptors() {
+  size_t count = 0;
+  DIR* dir = opendir("/proc/self/fd");
+  while (dirent* entry = readdir(dir)) count += entry->d_name[0] != '.';
+  closedir(dir);
+  return count;
+}
 
-  Network& net() { return env_->network(); }
-  FileSystem& files() { return env_->files(); }
-
-  // Waits (up to about five seconds) until an event of `kind` for `handle` arrives; returns every
-  // event seen meanwhile through `seen`.
-  bool WaitFor(EventKind kind, uint64_t handle, std::vector<Event>* seen = nullptr) {
-    for (int round = 0; round < 500; round++) {
-      Event events[16];
-      const size_t count = env_->Wait(10'000, events, 16);
-      for (size_t i = 0; i < count; i++) {
-        if (seen != nullptr) seen->push_back(events[i]);
-        if (events[i].kind == kind && events[i].handle == handle) return true;
-      }
-    }
-    return false;
-  }
-
-  // A port on which nothing listens: one the kernel just gave a listener that is now closed.
-  uint16_t UnusedPort() {
-    Result<ListenerId> listener = net().Listen(ListenOptions{"127.0.0.1", 0, 16});
-    EXPECT_TRUE(listener.ok());
-    const uint16_t port = net().ListenerPort(*listener);
-    net().CloseListener(*listener);
-    return port;
-  }
-
-  static IoResult WriteText(Network& net, ConnId conn, std::string_view text) {
-    const ConstSlice slice{text.data(), text.size()};
-    return net.Write(conn, &slice, 1);
-  }
-
-  static size_t OpenDescriptors() {
-    size_t count = 0;
-    DIR* dir = opendir("/proc/self/fd");
-    while (dirent* entry = readdir(dir)) count += entry->d_name[0] != '.';
-    closedir(dir);
-    return count;
-  }
-
-  std::unique_ptr<Env> env_;
-};
-
-TEST_F(RealEnvTest, AConnectionToALocalListenerCompletesAsWritableAndCarriesBytes) {
+TEST_P(RealEnvTest, AConnectionToALocalListenerCompletesAsWritableAndCarriesBytes) {
   Result<ListenerId> listener = net().Listen(ListenOptions{"127.0.0.1", 0, 16});
   ASSERT_TRUE(listener.ok());
   const uint16_t port = net().ListenerPort(*listener);
@@ -106,7 +64,7 @@ TEST_F(RealEnvTest, AConnectionToALocalListenerCompletesAsWritableAndCarriesByte
   EXPECT_EQ(net().ConnectStatus(*conn).code(), StatusCode::kNotFound);
 }
 
-TEST_F(RealEnvTest, ReallocateKeepsTheBytesOfSmallAndMappedBlocks) {
+TEST_P(RealEnvTest, ReallocateKeepsTheBytesOfSmallAndMappedBlocks) {
   MemoryResource& memory = env_->memory();
   // 1 KiB lives in the heap; 1 MiB is past the mmap threshold, so realloc remaps it.
   for (size_t bytes : {size_t{1024}, size_t{1} << 20}) {
@@ -121,7 +79,7 @@ TEST_F(RealEnvTest, ReallocateKeepsTheBytesOfSmallAndMappedBlocks) {
   }
 }
 
-TEST_F(RealEnvTest, AConnectionToAPortWithNoListenerIsRefused) {
+TEST_P(RealEnvTest, AConnectionToAPortWithNoListenerIsRefused) {
   const uint16_t port = UnusedPort();
   Result<ConnId> conn = net().Connect(ConnectOptions{"127.0.0.1", port});
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
@@ -138,7 +96,7 @@ TEST_F(RealEnvTest, AConnectionToAPortWithNoListenerIsRefused) {
   net().Close(*conn);
 }
 
-TEST_F(RealEnvTest, ARefusalSeenFirstByAReadIsStillReportedByConnectStatus) {
+TEST_P(RealEnvTest, ARefusalSeenFirstByAReadIsStillReportedByConnectStatus) {
   const uint16_t port = UnusedPort();
   Result<ConnId> conn = net().Connect(ConnectOptions{"127.0.0.1", port});
   ASSERT_TRUE(conn.ok());
@@ -152,7 +110,7 @@ TEST_F(RealEnvTest, ARefusalSeenFirstByAReadIsStillReportedByConnectStatus) {
   net().Close(*conn);
 }
 
-TEST_F(RealEnvTest, ConnectRefusesAnAddressThatIsNotNumeric) {
+TEST_P(RealEnvTest, ConnectRefusesAnAddressThatIsNotNumeric) {
   Result<ConnId> conn = net().Connect(ConnectOptions{"localhost", 6379});
   ASSERT_FALSE(conn.ok());
   EXPECT_EQ(conn.status().code(), StatusCode::kInvalidArgument);
@@ -160,7 +118,7 @@ TEST_F(RealEnvTest, ConnectRefusesAnAddressThatIsNotNumeric) {
   EXPECT_FALSE(conn.ok());
 }
 
-TEST_F(RealEnvTest, AConnectionOverIpv6Loopback) {
+TEST_P(RealEnvTest, AConnectionOverIpv6Loopback) {
   Result<ListenerId> listener = net().Listen(ListenOptions{"::1", 0, 16});
   if (!listener.ok()) GTEST_SKIP() << "no IPv6 loopback here: " << listener.status().ToString();
   Result<ConnId> conn = net().Connect(ConnectOptions{"::1", net().ListenerPort(*listener)});
@@ -190,7 +148,7 @@ class RealFilesTest : public RealEnvTest {
   std::string dir_;
 };
 
-TEST_F(RealFilesTest, CreateDirectoryMakesOneAndRefusesWhatExistsOrHasNoParent) {
+TEST_P(RealFilesTest, CreateDirectoryMakesOneAndRefusesWhatExistsOrHasNoParent) {
   const std::string made = dir_ + "/appendonlydir";
   ASSERT_TRUE(files().CreateDirectory(made).ok());
   EXPECT_TRUE(IsDirectory(made));
@@ -201,7 +159,7 @@ TEST_F(RealFilesTest, CreateDirectoryMakesOneAndRefusesWhatExistsOrHasNoParent) 
   EXPECT_EQ(*listing, std::vector<std::string>{"appendonlydir"});
 }
 
-TEST_F(RealFilesTest, SyncDirectoryCompletesAsAnEventAndLeaksNoDescriptor) {
+TEST_P(RealFilesTest, SyncDirectoryCompletesAsAnEventAndLeaksNoDescriptor) {
   Result<FileId> file = files().Open(dir_ + "/temp-1.rdb", OpenMode::kCreateTruncate);
   ASSERT_TRUE(file.ok());
   const std::string data = "REDIS0010";
@@ -219,7 +177,7 @@ TEST_F(RealFilesTest, SyncDirectoryCompletesAsAnEventAndLeaksNoDescriptor) {
   EXPECT_EQ(OpenDescriptors(), descriptors);  // the helper closed the directory after the sync
 }
 
-TEST_F(RealFilesTest, SyncDirectoryFailsAtOnceForWhatIsNoDirectory) {
+TEST_P(RealFilesTest, SyncDirectoryFailsAtOnceForWhatIsNoDirectory) {
   EXPECT_EQ(files().SyncDirectoryAsync(dir_ + "/missing", 3).code(), StatusCode::kNotFound);
   Result<FileId> file = files().Open(dir_ + "/plain", OpenMode::kCreateTruncate);
   ASSERT_TRUE(file.ok());
@@ -228,6 +186,9 @@ TEST_F(RealFilesTest, SyncDirectoryFailsAtOnceForWhatIsNoDirectory) {
   Event events[4];
   EXPECT_EQ(env_->Wait(20'000, events, 4), 0u);  // nothing was queued for either
 }
+
+KEEL_INSTANTIATE_FOR_BACKENDS(RealEnvTest);
+KEEL_INSTANTIATE_FOR_BACKENDS(RealFilesTest);
 
 }  // namespace
 }  // namespace keel::io

@@ -53,6 +53,9 @@ struct ConfigValues {
   std::string requirepass;
   std::string logfile;
   int64_t loglevel = 2;  // index into debug verbose notice warning
+  // io-backend: 0 epoll, 1 io_uring (the default; keel-server falls back to epoll where the
+  // kernel refuses io_uring). Read once at start by io/main.cc; the engine does not use it.
+  int64_t io_backend = 1;
   bool daemonize = false;
   std::string pidfile;
   std::string dir;  // "" means the working directory the server started in

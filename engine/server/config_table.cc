@@ -870,6 +870,9 @@ constexpr ConfigParam kTable[] = {
     Int("loading-process-events-interval-bytes", kHidden, "2097152", 1024, kIntMax),
     // Debian's addition (the Lua CVE fixes): whether scripts may use deprecated Lua APIs.
     Bool("lua-enable-deprecated-api", kImmutable | kHidden, "no"),
+    // Keel's own: how keel-server's network waits and moves bytes (io/uring_network.h), chosen
+    // at start. Hidden so that CONFIG GET * lists Redis's parameters only.
+    Enum("io-backend", kImmutable | kHidden, "io_uring", "epoll io_uring", &CV::io_backend),
 };
 
 }  // namespace

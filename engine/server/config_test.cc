@@ -308,7 +308,7 @@ TEST(ConfigTableTest, HiddenParametersAndNamesAreUnique) {
   EXPECT_EQ(hidden,
             (std::set<std::string_view>{"use-exit-on-panic", "rdb-key-save-delay", "key-load-delay",
                                         "watchdog-period", "loading-process-events-interval-bytes",
-                                        "lua-enable-deprecated-api"}));
+                                        "lua-enable-deprecated-api", "io-backend"}));
 }
 
 TEST(ConfigTableTest, FlagsMatchRedis) {
@@ -335,6 +335,7 @@ TEST(ConfigTableTest, FlagsMatchRedis) {
                                                    "enable-debug-command",
                                                    "enable-module-command",
                                                    "enable-protected-configs",
+                                                   "io-backend",
                                                    "io-threads",
                                                    "io-threads-do-reads",
                                                    "logfile",
