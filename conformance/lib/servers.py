@@ -18,6 +18,10 @@ PORT_ATTEMPTS = 5  # a free port can be taken by someone else before the server 
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 # Options that keep a test server from touching the disk: no RDB snapshots, no AOF.
 NO_PERSISTENCE = ["--save", "", "--appendonly", "no"]
+# KEEL_IO_BACKEND=epoll|io_uring: every keel-server started here gets "--io-backend <it>", so
+# that the same tests run against either network backend (ctest's e2e.epoll.* and e2e.io_uring.*
+# entries set it). Unset: the server's default (io_uring where the kernel allows it).
+IO_BACKEND = os.environ.get("KEEL_IO_BACKEND", "")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
@@ -34,6 +38,18 @@ def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def with_io_backend(binary, args):
+    """`args` (the arguments after `binary`) with KEEL_IO_BACKEND's option when `binary` is a
+    keel-server: after the config file (or the "-" that reads it from stdin) when there is one,
+    since options follow it, else first."""
+    if not IO_BACKEND or not os.path.basename(binary).startswith("keel-server"):
+        return args
+    option = ["--io-backend", IO_BACKEND]
+    if args and (args[0] == "-" or not args[0].startswith("-")):
+        return args[:1] + option + args[1:]
+    return option + args
 
 
 class StartError(Exception):
@@ -123,7 +139,7 @@ class ServerProcess:
         """Starts on `port` and waits until it is ready. Raises StartError if it exits first (with
         port_in_use set when its log says the address was taken) or is not ready in time."""
         self.port = port
-        self.argv = [self.binary] + list(self.make_args(port))
+        self.argv = [self.binary] + with_io_backend(self.binary, list(self.make_args(port)))
         self.exit_code = None
         with open(self.log_path, "ab") as log:
             self.attempt_log_offset = log.tell()  # the log keeps every attempt's lines
