@@ -129,12 +129,18 @@ class UringNetwork final : public PollingNetwork {
     bool readable_interest = true;
     bool writable_interest = false;
     ReceiveState receive = ReceiveState::kIdle;
-    bool starved = false;       // the receive ended for want of buffers (listed in starved_)
-    bool eof = false;           // the peer closed its side: Read reports it after the bytes
-    int receive_error = 0;      // the receive failed (ECONNRESET...): Read reports a reset
-    std::vector<Chunk> chunks;  // received bytes, in order, from chunk_head on
+    bool starved = false;   // the receive ended for want of buffers (listed in starved_)
+    bool eof = false;       // the peer closed its side: Read reports it after the bytes
+    int receive_error = 0;  // the receive failed (ECONNRESET...): Read reports a reset
+    // Received bytes wait in `parked` (from parked_head on), then in `chunks` (from chunk_head
+    // on). While the engine has reading off, they are copied out of the shared buffers into
+    // `parked` (at most kReceiveQueuedBytesMax), so that a client which does not read its
+    // replies holds none of them.
+    std::vector<char> parked;
+    size_t parked_head = 0;
+    std::vector<Chunk> chunks;
     size_t chunk_head = 0;
-    size_t received_bytes = 0;  // total bytes waiting in chunks
+    size_t received_bytes = 0;  // total bytes waiting in both
     // Sending: `flight` is what the send in flight (or the next one) covers, from flight_sent
     // on; it never changes while a send is in flight, since the kernel reads it. Writes append
     // to `staging`, which follows `flight` once it has gone.
@@ -158,6 +164,7 @@ class UringNetwork final : public PollingNetwork {
   void DropSendBuffers(Slot& slot);
   void ReturnBuffer(uint16_t buffer);
   void DropChunks(Slot& slot);
+  void ParkChunks(Slot& slot);
   void MarkReady(Slot& slot, int fd);
   void MaybeFinishClose(Slot& slot, int fd);
   size_t PendingSendBytes(const Slot& slot) const {
@@ -311,7 +318,7 @@ void UringNetwork::ArmPoll(int fd, Op op, uint32_t generation, unsigned mask, bo
 
 void UringNetwork::MaybeArmReceive(Slot& slot, int fd) {
   if (slot.kind != Kind::kConnection || slot.closing || slot.connecting) return;
-  if (slot.receive != ReceiveState::kIdle || slot.starved) return;
+  if (slot.receive != ReceiveState::kIdle || slot.starved || !slot.readable_interest) return;
   if (slot.connect_error != 0 || slot.eof || slot.receive_error != 0) return;
   if (slot.received_bytes >= kReceiveQueuedBytesMax) return;
   io_uring_sqe* sqe = GetSqe();
@@ -365,7 +372,20 @@ void UringNetwork::DropChunks(Slot& slot) {
   for (size_t i = slot.chunk_head; i < slot.chunks.size(); i++) ReturnBuffer(slot.chunks[i].buffer);
   slot.chunks.clear();
   slot.chunk_head = 0;
+  std::vector<char>().swap(slot.parked);
+  slot.parked_head = 0;
   slot.received_bytes = 0;
+}
+
+void UringNetwork::ParkChunks(Slot& slot) {
+  for (size_t i = slot.chunk_head; i < slot.chunks.size(); i++) {
+    const Chunk& chunk = slot.chunks[i];
+    const char* bytes = buffer_memory_ + chunk.buffer * kReceiveBufferBytes + chunk.offset;
+    slot.parked.insert(slot.parked.end(), bytes, bytes + chunk.size);
+    ReturnBuffer(chunk.buffer);
+  }
+  slot.chunks.clear();
+  slot.chunk_head = 0;
 }
 
 void UringNetwork::MarkReady(Slot& slot, int fd) {
@@ -455,7 +475,15 @@ IoResult UringNetwork::Read(ConnId conn, char* buffer, size_t capacity) {
   Slot* slot = Resolve(conn, Kind::kConnection);
   if (slot == nullptr || slot->connect_error != 0) return {IoCode::kReset, 0};
   if (slot->connecting) return {IoCode::kWouldBlock, 0};
-  size_t copied = 0;
+  size_t copied = std::min(capacity, slot->parked.size() - slot->parked_head);
+  if (copied > 0) {
+    std::memcpy(buffer, slot->parked.data() + slot->parked_head, copied);
+    slot->parked_head += copied;
+    if (slot->parked_head == slot->parked.size()) {
+      std::vector<char>().swap(slot->parked);
+      slot->parked_head = 0;
+    }
+  }
   while (copied < capacity && slot->chunk_head < slot->chunks.size()) {
     Chunk& chunk = slot->chunks[slot->chunk_head];
     const size_t take = std::min<size_t>(chunk.size, capacity - copied);
@@ -514,7 +542,19 @@ void UringNetwork::SetInterest(ConnId conn, bool readable, bool writable) {
   if (slot == nullptr) return;
   slot->readable_interest = readable;
   slot->writable_interest = writable;
-  if (Readable(*slot) || Writable(*slot)) MarkReady(*slot, FdOfId(conn));
+  const int fd = FdOfId(conn);
+  if (!readable) {
+    // Reading paused (the client does not take its replies): stop receiving, and give the
+    // shared buffers back.
+    ParkChunks(*slot);
+    if (slot->receive == ReceiveState::kArmed) {
+      Cancel(Tag(Op::kReceive, fd, slot->generation));
+      slot->receive = ReceiveState::kCancelling;
+    }
+  } else {
+    MaybeArmReceive(*slot, fd);
+  }
+  if (Readable(*slot) || Writable(*slot)) MarkReady(*slot, fd);
 }
 
 void UringNetwork::Close(ConnId conn) {
@@ -746,6 +786,7 @@ void UringNetwork::OnReceive(Slot& slot, int fd, int32_t result, uint32_t flags)
     MaybeFinishClose(slot, fd);
     return;
   }
+  if (!slot.readable_interest) ParkChunks(slot);  // what arrived before the cancellation
   if (slot.receive == ReceiveState::kArmed && slot.received_bytes >= kReceiveQueuedBytesMax) {
     Cancel(Tag(Op::kReceive, fd, slot.generation));
     slot.receive = ReceiveState::kCancelling;

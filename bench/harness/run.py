@@ -49,7 +49,8 @@ class Context:
     def __init__(self, args, out_dir):
         self.args = args
         self.out = out_dir
-        self.engines = [servers.Engine("keel", args.keel), servers.Engine("redis", args.redis)]
+        self.engines = [servers.Engine("keel", args.keel, shlex.split(args.keel_args)),
+                        servers.Engine("redis", args.redis)]
         self.redis_benchmark = args.redis_benchmark
         self.loadgen = args.loadgen
         self.commands = open(os.path.join(out_dir, "commands.txt"), "a")
@@ -858,6 +859,9 @@ def parse_args(argv):
     parser.add_argument("--client-core", type=int, default=CLIENT_CORE,
                         help="the core of the load generators and of this harness (default 1)")
     parser.add_argument("--keel", default=os.path.join(build, "io", "keel-server"))
+    parser.add_argument("--keel-args", default="",
+                        help="more keel-server options, e.g. '--io-backend epoll' (the network "
+                             "backend; the default is io_uring where the kernel allows it)")
     parser.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
     parser.add_argument("--redis-benchmark",
                         default=shutil.which("redis-benchmark") or "redis-benchmark")
@@ -927,6 +931,7 @@ def main(argv):
         "argv": ["bench/run"] + list(argv), "started": datetime.datetime.now().isoformat(),
         "complete": False, "engines": [e.name for e in ctx.engines],
         "binaries": {e.name: e.binary for e in ctx.engines},
+        "keel_args": ctx.engines[0].extra_args,
         "cores": {"server": SERVER_CORE, "client": CLIENT_CORE}, "maxmemory": MAXMEMORY,
         "server_args": servers.server_args("<port>", "<run folder>/server", MAXMEMORY),
         "client_bound_util": summary.CLIENT_BOUND_UTIL, "noise_limit": summary.NOISE_LIMIT,

@@ -34,9 +34,10 @@ def free_port():
 class Engine:
     """One server implementation: its name in results, its binary, its version line."""
 
-    def __init__(self, name, binary):
+    def __init__(self, name, binary, extra_args=()):
         self.name = name
         self.binary = binary
+        self.extra_args = list(extra_args)  # after the common settings (--keel-args)
 
     def version(self):
         result = subprocess.run([self.binary, "--version"], capture_output=True, text=True,
@@ -59,7 +60,7 @@ class Server:
         self.workdir = workdir
         os.makedirs(workdir, exist_ok=True)
         self.argv = (["taskset", "-c", str(core)] + list(wrapper) + [engine.binary] +
-                     server_args(self.port, workdir, maxmemory))
+                     server_args(self.port, workdir, maxmemory) + engine.extra_args)
         if log:
             log(self.argv)
         self.output = open(os.path.join(workdir, "server.out"), "wb")
