@@ -123,6 +123,7 @@ class ServerProcess:
         self.exit_code = None
         self.attempt_log_offset = 0
         self.final_log = None  # kept after cleanup() removed the working directory
+        self.before_exec = None  # a function run in the child before exec (after the death signal)
 
     def start(self):
         """Starts on a free port, retrying when another process takes the port first. Raises
@@ -145,7 +146,7 @@ class ServerProcess:
             self.attempt_log_offset = log.tell()  # the log keeps every attempt's lines
             self.process = subprocess.Popen(
                 self.argv, cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_parent,
+                preexec_fn=self._prepare_child,
                 stdin=subprocess.PIPE if self.stdin_text is not None else subprocess.DEVNULL)
         if self.stdin_text is not None:
             text = self.stdin_text(port) if callable(self.stdin_text) else self.stdin_text
@@ -153,6 +154,11 @@ class ServerProcess:
             self.process.stdin.close()
         self._wait_ready()
         return self
+
+    def _prepare_child(self):
+        _die_with_parent()
+        if self.before_exec is not None:
+            self.before_exec()
 
     def _wait_ready(self):
         deadline = time.monotonic() + READY_TIMEOUT_S
