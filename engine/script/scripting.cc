@@ -8,6 +8,7 @@
 #include "engine/script/function_lua.h"
 #include "engine/script/script_flags.h"
 #include "engine/server/command_context.h"
+#include "engine/server/replication.h"
 
 namespace keel {
 
@@ -484,9 +485,17 @@ std::string_view Scripting::Call(std::span<const std::string_view> args, std::st
   }
   if ((spec->flags & kCmdWrite) && !run_->wrote) {
     // Until the script wrote, a state that refuses writes fails the command; after, the script
-    // must be able to finish what it started.
+    // must be able to finish what it started (Redis's scriptVerifyWriteCommandAllow, in its
+    // order). A script without flags is not refused before it runs, so these are its checks.
+    const Replication& replication = engine_.replication();
+    const bool obeys = (engine_.current_call().flags & (kCallFromAof | kCallFromPrimary)) != 0;
+    if (replication.is_replica() && replication.read_only() && !obeys) {
+      return refuse("-READONLY You can't write against a read only replica.");
+    }
     if (engine_.persistence().writes_denied()) return refuse("-" + std::string(errors::kMisconf));
     if (engine_.aof().writes_denied()) return refuse("-" + engine_.aof().MisconfError());
+    if (replication.refuses_writes())
+      return refuse("-NOREPLICAS Not enough good replicas to write.");
   }
   if (!run_->allow_oom && !run_->wrote && run_->oom_at_start && (spec->flags & kCmdDenyOom)) {
     return refuse(std::string("-") + std::string(errors::kOom));

@@ -256,6 +256,12 @@ TEST_F(ReplicationTest, MinReplicasToWrite) {
   const sim::SimClientId client = Connect();
   EXPECT_EQ(One(client, {"set", "k", "v"}), Err("NOREPLICAS Not enough good replicas to write."));
   EXPECT_EQ(One(client, {"get", "k"}), NilBulk());
+  // A script without flags is let in, and its first write is refused inside it (Redis's
+  // scriptVerifyWriteCommandAllow); its reads are not.
+  const RespValue script_write = One(client, {"eval", "return redis.call('set','k','v')", "0"});
+  EXPECT_EQ(script_write.text.rfind("NOREPLICAS Not enough good replicas to write.", 0), 0u)
+      << script_write.text;
+  EXPECT_EQ(One(client, {"eval", "return redis.call('get','k')", "0"}), NilBulk());
   const sim::SimClientId replica = Connect();
   Attach(replica);
   EXPECT_EQ(One(client, {"set", "k", "v"}), Ok());
@@ -345,6 +351,12 @@ TEST_F(TwoNodeTest, KeelFollowsKeel) {
   EXPECT_EQ(Command(replica_, {"get", "n"}), Bulk("2"));
   EXPECT_EQ(Command(replica_, {"set", "n", "9"}),
             Err("READONLY You can't write against a read only replica."));
+  // Nor through a script without flags (refused inside it, as Redis does), which may still read.
+  const RespValue script_write =
+      Command(replica_, {"eval", "return redis.call('set','n','9')", "0"});
+  EXPECT_EQ(script_write.text.rfind("READONLY You can't write against a read only replica.", 0), 0u)
+      << script_write.text;
+  EXPECT_EQ(Command(replica_, {"eval", "return redis.call('get','n')", "0"}), Bulk("2"));
   Run();
   EXPECT_EQ(on_replica.offset(), on_primary.offset());
   // A cut link continues from the backlog.
