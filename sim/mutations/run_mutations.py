@@ -20,6 +20,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# Seeds kept because they once failed or catch what the range does not (corpus/sim/regressions).
+REGRESSIONS = os.path.join(ROOT, "corpus", "sim", "regressions")
 sys.path.insert(0, HERE)
 from mutations import MUTATIONS  # noqa: E402
 
@@ -49,11 +51,16 @@ def build(source, build_dir):
 
 
 def sweep(build_dir, seeds, jobs, stop_on_failure):
-    command = [os.path.join(build_dir, "sim", "keel-sim"), "--seeds", seeds, "--jobs", str(jobs),
-               "--no-shrink"]
+    """The range, then the regression seeds (CI's sweep runs both): a planted bug counts as
+    caught by either."""
+    options = ["--jobs", str(jobs), "--no-shrink"]
     if stop_on_failure:
-        command.append("--stop-on-failure")
-    return run(command)
+        options.append("--stop-on-failure")
+    binary = os.path.join(build_dir, "sim", "keel-sim")
+    result = run([binary, "--seeds", seeds] + options)
+    if result.returncode != 0:
+        return result
+    return run([binary, "--seeds-file", REGRESSIONS] + options)
 
 
 def first_failure(output):
