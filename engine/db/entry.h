@@ -35,6 +35,7 @@
 #include <string_view>
 
 #include "engine/base/assert.h"
+#include "engine/base/varint.h"
 
 namespace keel {
 
@@ -270,39 +271,6 @@ class Entry {
     size_t key_offset;
   };
 
-  static size_t VarintBytes(size_t value) {
-    size_t bytes = 1;
-    while (value >= 0x80) {
-      value >>= 7;
-      bytes++;
-    }
-    return bytes;
-  }
-  static size_t ReadVarint(const unsigned char* p, size_t* value) {
-    if (p[0] < 0x80) {
-      *value = p[0];
-      return 1;
-    }
-    size_t result = 0;
-    size_t shift = 0;
-    size_t i = 0;
-    while (true) {
-      result |= static_cast<size_t>(p[i] & 0x7f) << shift;
-      if (p[i++] < 0x80) break;
-      shift += 7;
-    }
-    *value = result;
-    return i;
-  }
-  static size_t WriteVarint(unsigned char* p, size_t value) {
-    size_t i = 0;
-    while (value >= 0x80) {
-      p[i++] = static_cast<unsigned char>(value | 0x80);
-      value >>= 7;
-    }
-    p[i++] = static_cast<unsigned char>(value);
-    return i;
-  }
   // A varint of exactly kPaddedVarintBytes bytes (continuation bits on the first four), which
   // ReadVarint reads like any other.
   static void WritePaddedVarint(unsigned char* p, size_t value) {

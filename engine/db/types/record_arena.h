@@ -3,52 +3,18 @@
 //
 // Every record starts with its member: a varint length (7 bits a byte, low first, the high bit
 // meaning "more"), then the bytes. What follows is the owner's (a hash's value, a sorted set's
-// score). The helpers here are the one place that format is read and written, and the one place
-// an arena changes block.
+// score). The helpers here are the one place that format is read (its varints are base/varint.h's,
+// the keyspace entries' too), and the one place an arena changes block.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "engine/base/varint.h"
 #include "engine/env/memory.h"
 
 namespace keel {
-
-inline size_t VarintBytes(size_t value) {
-  size_t bytes = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    bytes++;
-  }
-  return bytes;
-}
-
-// Writes `value` at `out` (room for VarintBytes(value)); returns the bytes written.
-inline size_t WriteVarint(unsigned char* out, size_t value) {
-  size_t i = 0;
-  while (value >= 0x80) {
-    out[i++] = static_cast<unsigned char>(value | 0x80);
-    value >>= 7;
-  }
-  out[i++] = static_cast<unsigned char>(value);
-  return i;
-}
-
-// Reads the varint at `in` into `*value`; returns its bytes. The arena was written by
-// WriteVarint, so the varint ends.
-inline size_t ReadVarint(const unsigned char* in, size_t* value) {
-  size_t result = 0;
-  size_t shift = 0;
-  size_t i = 0;
-  while (true) {
-    result |= static_cast<size_t>(in[i] & 0x7f) << shift;
-    if (in[i++] < 0x80) break;
-    shift += 7;
-  }
-  *value = result;
-  return i;
-}
 
 // The member of the record at `offset`; what the record holds after it starts at the view's end.
 inline std::string_view RecordMember(const char* arena, uint64_t offset) {
